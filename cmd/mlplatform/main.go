@@ -1,0 +1,48 @@
+// Command mlplatform is the platform's command-line companion:
+//
+//	mlplatform sandbox up    start the local sandbox (real kube-apiserver, etcd,
+//	                         kube-controller-manager and Kueue, plus the GKE/IAM fake)
+//	mlplatform sandbox down  stop it and everything it started
+//	mlplatform version
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+var version = "dev"
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+const usage = `usage:
+  mlplatform sandbox up   [--dir DIR] [--provider-dir DIR]   start the local sandbox in the background
+  mlplatform sandbox down [--dir DIR]                        stop it and every process it started
+  mlplatform sandbox status [--dir DIR]                      say whether it runs, and where
+  mlplatform version
+`
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "sandbox":
+		err = sandboxCmd(args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "mlplatform", version)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "mlplatform: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mlplatform:", err)
+		return 1
+	}
+	return 0
+}

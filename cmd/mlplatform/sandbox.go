@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
+)
+
+// The sandbox is one supervisor process (`mlplatform sandbox serve`, started
+// detached by `up`) that owns the whole environment: the control-plane
+// processes are its children with a parent-death signal, and the GKE/IAM fake
+// runs inside it. `down` stops the supervisor, which stops the rest; any
+// recorded child still alive afterwards is killed.
+//
+// Files in the sandbox directory:
+//
+//	env            shell exports for terraform and kubectl (written when ready)
+//	terraformrc    Terraform CLI config with dev_overrides for the built provider
+//	supervisor.pid the supervisor's pid
+//	children       "name pid" per child process
+//	sandbox.log    the supervisor's log; data/logs/*.log the children's
+const (
+	envFile      = "env"
+	tfrcFile     = "terraformrc"
+	pidFile      = "supervisor.pid"
+	childrenFile = "children"
+	logFile      = "sandbox.log"
+	failedFile   = "failed"
+)
+
+func sandboxCmd(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("sandbox needs a subcommand: up, down or status")
+	}
+	fs := flag.NewFlagSet("sandbox "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", ".sandbox", "directory for the sandbox's state, logs and env file")
+	providerDir := fs.String("provider-dir", "bin", "directory holding terraform-provider-mlplatform (for dev_overrides)")
+	timeout := fs.Duration("timeout", 5*time.Minute, "how long `up` waits for the sandbox to be ready")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(*dir)
+	if err != nil {
+		return err
+	}
+	pdir, err := filepath.Abs(*providerDir)
+	if err != nil {
+		return err
+	}
+	switch args[0] {
+	case "up":
+		return sandboxUp(abs, pdir, *timeout, stdout)
+	case "down":
+		return sandboxDown(abs, stdout)
+	case "status":
+		return sandboxStatus(abs, stdout)
+	case "serve":
+		return sandboxServe(abs, pdir, stdout)
+	}
+	return fmt.Errorf("unknown sandbox subcommand %q: use up, down or status", args[0])
+}
+
+func readPid(path string) (int, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	return pid, err == nil && pid > 0
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+func sandboxStatus(dir string, stdout io.Writer) error {
+	if pid, ok := readPid(filepath.Join(dir, pidFile)); ok && alive(pid) {
+		fmt.Fprintf(stdout, "sandbox running (supervisor pid %d)\nenv file: %s\n", pid, filepath.Join(dir, envFile))
+		return nil
+	}
+	fmt.Fprintf(stdout, "no sandbox running in %s\n", dir)
+	return nil
+}
+
+func sandboxUp(dir, providerDir string, timeout time.Duration, stdout io.Writer) error {
+	if pid, ok := readPid(filepath.Join(dir, pidFile)); ok && alive(pid) {
+		fmt.Fprintf(stdout, "sandbox already running (supervisor pid %d)\nsource %s\n", pid, filepath.Join(dir, envFile))
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(providerDir, "terraform-provider-mlplatform")); err != nil {
+		return fmt.Errorf("no terraform-provider-mlplatform in %s: build it first (make build)", providerDir)
+	}
+	if os.Getenv(testenv.EnvBins) == "" {
+		return fmt.Errorf("%s is not set: run scripts/tools.sh (make tools) and source the tools.env it writes", testenv.EnvBins)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logf, err := os.Create(filepath.Join(dir, logFile))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(self, "sandbox", "serve", "--dir", dir, "--provider-dir", providerDir)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives this command and its terminal
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the sandbox supervisor: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	fmt.Fprintf(stdout, "starting the sandbox (supervisor pid %d, log %s)...\n", cmd.Process.Pid, filepath.Join(dir, logFile))
+	deadline := time.After(timeout)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, envFile)); err == nil {
+			fmt.Fprintf(stdout, "sandbox ready in %.1fs\n  kube-apiserver, etcd, kube-controller-manager, Kueue manager and the GKE/IAM fake are running\n"+
+				"  to use it: source %s\n  to stop it: mlplatform sandbox down --dir %s\n",
+				time.Since(t0).Seconds(), filepath.Join(dir, envFile), dir)
+			return nil
+		}
+		select {
+		case err := <-exited:
+			return fmt.Errorf("the sandbox failed to start (%v):\n%s", err, readTail(filepath.Join(dir, logFile), 30))
+		case <-deadline:
+			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+			<-exited
+			return fmt.Errorf("the sandbox was not ready after %v; stopped it. Its log:\n%s", timeout, readTail(filepath.Join(dir, logFile), 30))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func readTail(path string, n int) string {
+	data, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  " + strings.Join(lines, "\n  ")
+}
+
+// sandboxServe is the supervisor: start, publish the env file, wait for a
+// signal, stop.
+func sandboxServe(dir, providerDir string, stdout io.Writer) error {
+	if err := os.WriteFile(filepath.Join(dir, pidFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		return err
+	}
+	defer os.Remove(filepath.Join(dir, pidFile))
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-sig; cancel() }() // a signal during start-up aborts it
+	env, err := testenv.Start(ctx, testenv.Options{Dir: filepath.Join(dir, "data"), Log: stdout})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fmt.Fprintln(stdout, "stopping the sandbox")
+		env.Stop()
+		_ = os.RemoveAll(filepath.Join(dir, "data", "etcd"))
+		fmt.Fprintln(stdout, "sandbox stopped")
+	}()
+	var children strings.Builder
+	for name, pid := range env.Processes() {
+		fmt.Fprintf(&children, "%s %d\n", name, pid)
+	}
+	if err := os.WriteFile(filepath.Join(dir, childrenFile), []byte(children.String()), 0o600); err != nil {
+		return err
+	}
+	tfrc := filepath.Join(dir, tfrcFile)
+	if err := os.WriteFile(tfrc, []byte(terraformRC(providerDir)), 0o600); err != nil {
+		return err
+	}
+	if err := writeEnvFile(filepath.Join(dir, envFile), env, tfrc); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "sandbox ready")
+	<-ctx.Done()
+	return nil
+}
+
+func terraformRC(providerDir string) string {
+	return fmt.Sprintf(`# Written by mlplatform sandbox: use the locally built provider, no registry.
+provider_installation {
+  dev_overrides {
+    "registry.terraform.io/mlplatform/mlplatform" = %q
+  }
+  direct {}
+}
+`, providerDir)
+}
+
+func writeEnvFile(path string, env *testenv.Env, tfrc string) error {
+	vars := [][2]string{
+		{"KUBECONFIG", env.Kubeconfig},
+		{"MLPLATFORM_KUBECONFIG", env.Kubeconfig},
+		{"MLPLATFORM_PROJECT", env.Project},
+		{"MLPLATFORM_LOCATION", env.Location},
+		{"MLPLATFORM_CLUSTER", env.Cluster},
+		{"MLPLATFORM_CONTAINER_ENDPOINT", env.GCP.Addr()},
+		{"MLPLATFORM_IAM_ENDPOINT", env.GCP.Addr()},
+		{"MLPLATFORM_INSECURE_ENDPOINTS", "true"},
+		{"TF_CLI_CONFIG_FILE", tfrc},
+		{"CHECKPOINT_DISABLE", "1"},
+	}
+	var b strings.Builder
+	b.WriteString("# Written by `mlplatform sandbox up`; source it to point terraform and kubectl at the sandbox.\n")
+	for _, v := range vars {
+		fmt.Fprintf(&b, "export %s=%s\n", v[0], strconv.Quote(v[1]))
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path) // appears whole: `up` waits for it
+}
+
+func sandboxDown(dir string, stdout io.Writer) error {
+	pid, ok := readPid(filepath.Join(dir, pidFile))
+	if ok && alive(pid) {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+		deadline := time.Now().Add(60 * time.Second)
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if alive(pid) {
+			fmt.Fprintf(stdout, "supervisor %d did not stop within 60s; killing it\n", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	// Belt and braces: kill any recorded child that is somehow still alive.
+	killed := killStrays(filepath.Join(dir, childrenFile))
+	_ = os.Remove(filepath.Join(dir, envFile))
+	_ = os.Remove(filepath.Join(dir, childrenFile))
+	switch {
+	case !ok && len(killed) == 0:
+		fmt.Fprintf(stdout, "no sandbox running in %s\n", dir)
+	case len(killed) > 0:
+		fmt.Fprintf(stdout, "sandbox stopped; killed leftover processes: %s\n", strings.Join(killed, ", "))
+	default:
+		fmt.Fprintln(stdout, "sandbox stopped; no process left running")
+	}
+	return nil
+}
+
+func killStrays(path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var killed []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		name, pidStr, found := strings.Cut(line, " ")
+		pid, err := strconv.Atoi(pidStr)
+		if !found || err != nil || !alive(pid) {
+			continue
+		}
+		// Only if the pid still belongs to that program (pids are reused).
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		if err != nil || filepath.Base(exe) != name {
+			continue
+		}
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		killed = append(killed, fmt.Sprintf("%s (%d)", name, pid))
+	}
+	return killed
+}

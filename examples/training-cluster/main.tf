@@ -1,0 +1,30 @@
+# A GPU training platform on one GKE cluster.
+#
+# The provider block is empty on purpose: project, location, cluster, the
+# endpoints and the kubeconfig come from MLPLATFORM_* environment variables.
+# `mlplatform sandbox up` writes them for the local sandbox; for a real
+# cluster set project, location and cluster here (see README).
+#
+# This example grows as the platform's resources land: GPU node pools, Kueue
+# flavors and queues, team namespaces, Workload Identity and network policies.
+provider "mlplatform" {}
+
+# Priorities jobs choose with the label kueue.x-k8s.io/priority-class.
+# Kueue admits higher classes first and lets them preempt lower ones.
+resource "mlplatform_workload_priority_class" "production" {
+  name        = "production"
+  value       = 1000
+  description = "Scheduled production training and evaluation runs. May preempt research and preemptible work."
+}
+
+resource "mlplatform_workload_priority_class" "research" {
+  name        = "research"
+  value       = 100
+  description = "Interactive and exploratory research jobs."
+}
+
+resource "mlplatform_workload_priority_class" "preemptible" {
+  name        = "preemptible"
+  value       = 10
+  description = "Sweeps and backfill that may be preempted at any time."
+}

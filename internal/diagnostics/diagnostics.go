@@ -1,0 +1,117 @@
+// Package diagnostics turns platform errors into Terraform diagnostics that
+// say, in plain words, what happened and what to do, with the original error
+// kept below. It is the only internal package that knows Terraform types.
+package diagnostics
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+// AttributePath converts a spec path into a Terraform attribute path.
+func AttributePath(p spec.Path) path.Path {
+	var out path.Path
+	for i, s := range p {
+		switch v := s.(type) {
+		case string:
+			if i == 0 {
+				out = path.Root(v)
+			} else {
+				out = out.AtName(v)
+			}
+		case int:
+			out = out.AtListIndex(v)
+		case spec.Key:
+			out = out.AtMapKey(string(v))
+		}
+	}
+	return out
+}
+
+// FieldErrors adds one attribute error per spec problem.
+func FieldErrors(diags *diag.Diagnostics, errs spec.FieldErrors) {
+	for _, e := range errs {
+		diags.AddAttributeError(AttributePath(e.Path), e.Summary, e.Detail)
+	}
+}
+
+// Error adds an error diagnostic for a failed action ("Could not create
+// WorkloadPriorityClass high"), explaining err in plain words.
+func Error(diags *diag.Diagnostics, summary string, err error) {
+	diags.AddError(summary, Explain(err))
+}
+
+// Explain says what err means for the person running Terraform, then
+// quotes it.
+func Explain(err error) string {
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s\n\nOriginal error: %v", plain(err), err)
+}
+
+func plain(err error) string {
+	var fe spec.FieldErrors
+	var urlErr *url.Error
+	var netErr *net.OpError
+	switch {
+	case errors.As(err, &fe):
+		return "The configuration is not valid: " + fe.Error()
+	case errors.Is(err, platform.ErrNoCluster):
+		return "The provider does not know which cluster to manage. Set kubeconfig (or KUBECONFIG), or project, location " +
+			"and cluster in the provider block."
+	case meta.IsNoMatchError(err) || (apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource")):
+		return "The cluster does not serve this Kueue kind (kueue.x-k8s.io/v1beta2). Install Kueue v0.16 or later on the cluster first."
+	case errors.As(err, &urlErr) || errors.As(err, &netErr):
+		return "The Kubernetes API server could not be reached. Check that the cluster is running and that kubeconfig points at it " +
+			"(for the local sandbox: run `mlplatform sandbox up` and source the env file it prints)."
+	case apierrors.IsForbidden(err):
+		return "The Kubernetes API server refused the request: the credentials in use lack permission for it. " +
+			"Grant them RBAC rights on the kind named below, or use credentials that have them."
+	case apierrors.IsUnauthorized(err):
+		return "The Kubernetes API server did not accept the credentials. Refresh them (gcloud auth login, or a new kubeconfig)."
+	case apierrors.IsInternalError(err) && strings.Contains(err.Error(), "failed calling webhook"):
+		return "Kueue's admission webhook did not answer, so the API server could not admit the object. Check that the Kueue " +
+			"manager is running and ready (kubectl -n kueue-system get pods)."
+	case apierrors.IsInvalid(err) || apierrors.IsBadRequest(err):
+		return "The Kubernetes API server (or Kueue's admission webhook) rejected the object as invalid. The reason is below; " +
+			"fix the configuration accordingly."
+	case apierrors.IsConflict(err):
+		return "Another writer changed the object at the same time. Run the apply again."
+	case apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err):
+		return "The Kubernetes API server is overloaded or timed out. Run the apply again in a moment."
+	}
+	if st, ok := status.FromError(err); ok && st.Code() != codes.OK && st.Code() != codes.Unknown {
+		return grpcPlain(st)
+	}
+	return "The operation failed; the error below has the details."
+}
+
+func grpcPlain(st *status.Status) string {
+	switch st.Code() {
+	case codes.Unavailable:
+		return "The Google Cloud API could not be reached. Check the network (or, for the local sandbox, that it is running)."
+	case codes.PermissionDenied:
+		return "Google Cloud refused the request: the credentials in use lack the IAM permission it needs."
+	case codes.Unauthenticated:
+		return "Google Cloud did not accept the credentials. Run `gcloud auth application-default login`, or configure a credential."
+	case codes.NotFound:
+		return "Google Cloud says the object does not exist."
+	case codes.InvalidArgument:
+		return "Google Cloud rejected the request as invalid. The reason is below; fix the configuration accordingly."
+	}
+	return "Google Cloud returned " + st.Code().String() + "."
+}

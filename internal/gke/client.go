@@ -1,0 +1,63 @@
+// Package gke talks to the GKE ClusterManager API through the official gRPC
+// client (cloud.google.com/go/container/apiv1).
+package gke
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+
+	container "cloud.google.com/go/container/apiv1"
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"golang.org/x/oauth2"
+	"google.golang.org/api/option"
+	"k8s.io/client-go/rest"
+)
+
+// Client is the GKE API client.
+type Client struct {
+	CM *container.ClusterManagerClient
+}
+
+// New builds the client; opts come from ClientOptions.
+func New(ctx context.Context, opts ...option.ClientOption) (*Client, error) {
+	cm, err := container.NewClusterManagerClient(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("build the GKE client: %w", err)
+	}
+	return &Client{CM: cm}, nil
+}
+
+// Close releases the connection.
+func (c *Client) Close() error { return c.CM.Close() }
+
+// ClusterREST returns a rest.Config for the cluster's own endpoint, trusting
+// the cluster CA and authenticating with a Google OAuth token, as
+// gke-gcloud-auth-plugin does.
+func (c *Client) ClusterREST(ctx context.Context, name string, tokens oauth2.TokenSource) (*rest.Config, error) {
+	cl, err := c.CM.GetCluster(ctx, &containerpb.GetClusterRequest{Name: name})
+	if err != nil {
+		return nil, fmt.Errorf("read cluster %s to find its endpoint: %w", name, err)
+	}
+	return RESTForCluster(cl, tokens)
+}
+
+// RESTForCluster is ClusterREST for a cluster already read.
+func RESTForCluster(cl *containerpb.Cluster, tokens oauth2.TokenSource) (*rest.Config, error) {
+	if cl.GetEndpoint() == "" {
+		return nil, fmt.Errorf("cluster %s has no endpoint yet (status %s); wait until it is RUNNING", cl.GetName(), cl.GetStatus())
+	}
+	ca, err := base64.StdEncoding.DecodeString(cl.GetMasterAuth().GetClusterCaCertificate())
+	if err != nil || len(ca) == 0 {
+		return nil, fmt.Errorf("cluster %s has no usable CA certificate in masterAuth.clusterCaCertificate", cl.GetName())
+	}
+	cfg := &rest.Config{
+		Host:            "https://" + cl.GetEndpoint(),
+		TLSClientConfig: rest.TLSClientConfig{CAData: ca},
+	}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return &oauth2.Transport{Source: oauth2.ReuseTokenSource(nil, tokens), Base: rt}
+	})
+	return cfg, nil
+}

@@ -1,0 +1,112 @@
+// Package reconcile makes the cluster and the cloud match a spec:
+// Observe → Diff (pure) → Apply → Wait. It knows nothing of Terraform.
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+)
+
+// ObjectAPI is what reconciling one Kubernetes kind needs of its typed client
+// (a typed client-go or Kueue client satisfies it as is).
+type ObjectAPI[O metav1.Object, AC any] interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (O, error)
+	Apply(ctx context.Context, ac AC, opts metav1.ApplyOptions) (O, error)
+	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+}
+
+// Object reconciles objects of one kind with server-side apply, owned by
+// field manager "mlplatform". S is the platform's spec of the object.
+type Object[S any, O metav1.Object, AC any] struct {
+	Kind  string                                  // e.g. "WorkloadPriorityClass", for messages
+	API   func(namespace string) ObjectAPI[O, AC] // namespace is "" for cluster-scoped kinds
+	Build func(S) AC                              // spec → apply configuration
+	Read  func(O) S                               // object → spec
+	Diff  func(desired, actual S) []string        // names of fields that differ; empty = in sync
+	// Poll is how often Delete checks that the object is gone. Default 200ms.
+	Poll time.Duration
+}
+
+// Ref names an object.
+type Ref struct{ Namespace, Name string }
+
+func (r Ref) String() string {
+	if r.Namespace == "" {
+		return r.Name
+	}
+	return r.Namespace + "/" + r.Name
+}
+
+// Observe reads the object; found is false when it does not exist.
+func (o Object[S, O, AC]) Observe(ctx context.Context, ref Ref) (s S, found bool, err error) {
+	obj, err := o.API(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return s, false, nil
+	}
+	if err != nil {
+		return s, false, fmt.Errorf("read %s %s: %w", o.Kind, ref, err)
+	}
+	return o.Read(obj), true, nil
+}
+
+// Apply makes the object match desired and returns what the server then
+// holds. It writes only when Observe shows a difference; the write takes back
+// ownership of any field someone else changed (force), so an out-of-band
+// edit is undone rather than reported as a conflict.
+func (o Object[S, O, AC]) Apply(ctx context.Context, ref Ref, desired S) (S, error) {
+	actual, found, err := o.Observe(ctx, ref)
+	if err != nil {
+		return actual, err
+	}
+	if found && len(o.Diff(desired, actual)) == 0 {
+		return actual, nil
+	}
+	obj, err := o.API(ref.Namespace).Apply(ctx, o.Build(desired), metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true})
+	if err != nil {
+		var zero S
+		return zero, fmt.Errorf("apply %s %s: %w", o.Kind, ref, err)
+	}
+	return o.Read(obj), nil
+}
+
+// Delete deletes the object and waits until it is gone (finalizers done) or
+// ctx ends. Deleting an object that does not exist succeeds.
+func (o Object[S, O, AC]) Delete(ctx context.Context, ref Ref) error {
+	api := o.API(ref.Namespace)
+	err := api.Delete(ctx, ref.Name, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("delete %s %s: %w", o.Kind, ref, err)
+	}
+	poll := o.Poll
+	if poll == 0 {
+		poll = 200 * time.Millisecond
+	}
+	start := time.Now()
+	for {
+		obj, err := api.Get(ctx, ref.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			left := ""
+			if err == nil && len(obj.GetFinalizers()) > 0 {
+				left = "; it still has finalizers " + strings.Join(obj.GetFinalizers(), ", ") +
+					", which the controller that owns each removes once nothing uses the object"
+			}
+			return fmt.Errorf("%s %s was deleted but is still present after %s%s: %w",
+				o.Kind, ref, time.Since(start).Round(time.Second), left, ctx.Err())
+		case <-time.After(poll):
+		}
+	}
+}

@@ -1,0 +1,284 @@
+// Package testenv starts the real parts the provider is tested against: etcd,
+// kube-apiserver, kube-controller-manager and the Kueue manager (out of
+// cluster, with its webhooks and conversion webhooks), plus the in-process
+// GKE/IAM fake. The same environment backs acceptance tests (one per package,
+// through TestMain) and the local sandbox (`mlplatform sandbox up`).
+//
+// The binaries are built from Go modules by scripts/tools.sh into a
+// version-keyed cache; MLPLATFORM_TEST_BINS names that directory.
+package testenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/fakegcp"
+)
+
+// EnvBins names the directory with the test binaries (written by scripts/tools.sh).
+const EnvBins = "MLPLATFORM_TEST_BINS"
+
+// Defaults for the fake GKE cluster the platform lives on.
+const (
+	DefaultProject  = "mlplatform-sandbox"
+	DefaultLocation = "us-central1"
+	DefaultCluster  = "training"
+)
+
+// Options configures Start. The zero value starts everything.
+type Options struct {
+	// BinDir holds etcd, kube-apiserver, kube-controller-manager, kueue and
+	// kueue-manifests/. Default: $MLPLATFORM_TEST_BINS.
+	BinDir string
+	// Dir is where certificates, data and logs go. Default: a new temp dir,
+	// removed by Stop.
+	Dir string
+	// WithoutKueue skips the Kueue manager (the CRDs are still installed, with
+	// conversion strategy None, so objects can be stored without webhooks).
+	WithoutKueue bool
+	// WithoutControllerManager skips kube-controller-manager (namespaces then
+	// never finish terminating).
+	WithoutControllerManager bool
+	// GCPAddr is where the GKE/IAM fake listens. Default "127.0.0.1:0".
+	GCPAddr string
+	// Log receives one line per start-up step. Default: discarded.
+	Log io.Writer
+}
+
+// Env is a running environment.
+type Env struct {
+	Dir        string
+	Kubeconfig string // admin kubeconfig file
+	REST       *rest.Config
+	GCP        *fakegcp.Server
+	Project    string
+	Location   string
+	Cluster    string
+
+	opts     Options
+	ownsDir  bool
+	procs    []*process // in start order
+	stopOnce sync.Once
+}
+
+// Processes returns the pids of the child processes, by name.
+func (e *Env) Processes() map[string]int {
+	out := map[string]int{}
+	for _, p := range e.procs {
+		out[p.name] = p.Pid()
+	}
+	return out
+}
+
+// Start brings the environment up. On error everything started so far is
+// stopped again.
+func Start(ctx context.Context, opts Options) (_ *Env, err error) {
+	if opts.BinDir == "" {
+		opts.BinDir = os.Getenv(EnvBins)
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.GCPAddr == "" {
+		opts.GCPAddr = "127.0.0.1:0"
+	}
+	if err := checkBins(opts); err != nil {
+		return nil, err
+	}
+	e := &Env{opts: opts, Dir: opts.Dir, Project: DefaultProject, Location: DefaultLocation, Cluster: DefaultCluster}
+	if e.Dir == "" {
+		if e.Dir, err = os.MkdirTemp("", "mlplatform-env-"); err != nil {
+			return nil, err
+		}
+		e.ownsDir = true
+	}
+	defer func() {
+		if err != nil {
+			e.Stop()
+		}
+	}()
+	for _, sub := range []string{"logs", "etcd"} {
+		if err := os.MkdirAll(filepath.Join(e.Dir, sub), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	t0 := time.Now()
+	step := func(format string, args ...any) {
+		fmt.Fprintf(opts.Log, "[%5.1fs] %s\n", time.Since(t0).Seconds(), fmt.Sprintf(format, args...))
+	}
+
+	p, err := newPKI(filepath.Join(e.Dir, "pki"))
+	if err != nil {
+		return nil, fmt.Errorf("create certificates: %w", err)
+	}
+	ports, err := freePorts(5)
+	if err != nil {
+		return nil, err
+	}
+	etcdPort, etcdPeer, apiPort, webhookPort, healthPort := ports[0], ports[1], ports[2], ports[3], ports[4]
+
+	if err := e.startEtcd(ctx, etcdPort, etcdPeer); err != nil {
+		return nil, err
+	}
+	step("etcd ready on 127.0.0.1:%d", etcdPort)
+	if err := e.startAPIServer(ctx, p, apiPort, etcdPort); err != nil {
+		return nil, err
+	}
+	step("kube-apiserver ready on https://127.0.0.1:%d", apiPort)
+	if !opts.WithoutControllerManager {
+		if err := e.startControllerManager(); err != nil {
+			return nil, err
+		}
+		step("kube-controller-manager started (namespace, garbagecollector)")
+	}
+	k := &kueueSetup{env: e, pki: p, webhookPort: webhookPort, healthPort: healthPort}
+	if err := k.installCRDs(ctx, !opts.WithoutKueue); err != nil {
+		return nil, err
+	}
+	step("Kueue CRDs installed")
+	if !opts.WithoutKueue {
+		if err := k.start(ctx); err != nil {
+			return nil, err
+		}
+		step("Kueue manager ready (webhooks on https://127.0.0.1:%d)", webhookPort)
+	}
+
+	e.GCP = fakegcp.New()
+	if err := e.GCP.Start(opts.GCPAddr); err != nil {
+		return nil, fmt.Errorf("start the GKE/IAM fake on %s: %w", opts.GCPAddr, err)
+	}
+	e.GCP.Container.AddCluster(e.Project, e.Location, e.Cluster, true)
+	step("GKE/IAM fake on %s with cluster projects/%s/locations/%s/clusters/%s (workload pool %s.svc.id.goog)",
+		e.GCP.Addr(), e.Project, e.Location, e.Cluster, e.Project)
+	return e, nil
+}
+
+func checkBins(opts Options) error {
+	if opts.BinDir == "" {
+		return fmt.Errorf("%s is not set: run scripts/tools.sh (or `make tools`) to build etcd, kube-apiserver, "+
+			"kube-controller-manager and the Kueue manager, then source the tools.env it writes", EnvBins)
+	}
+	need := []string{"etcd", "kube-apiserver", filepath.Join("kueue-manifests", "crd")}
+	if !opts.WithoutControllerManager {
+		need = append(need, "kube-controller-manager")
+	}
+	if !opts.WithoutKueue {
+		need = append(need, "kueue", filepath.Join("kueue-manifests", "webhooks.yaml"))
+	}
+	var missing []error
+	for _, n := range need {
+		if _, err := os.Stat(filepath.Join(opts.BinDir, n)); err != nil {
+			missing = append(missing, fmt.Errorf("%s is missing from %s", n, opts.BinDir))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w; run scripts/tools.sh (or `make tools`) to build it", errors.Join(missing...))
+	}
+	return nil
+}
+
+func (e *Env) bin(name string) string { return filepath.Join(e.opts.BinDir, name) }
+
+func (e *Env) startEtcd(ctx context.Context, port, peer int) error {
+	client := "http://127.0.0.1:" + strconv.Itoa(port)
+	peerURL := "http://127.0.0.1:" + strconv.Itoa(peer)
+	p, err := startProcess("etcd", filepath.Join(e.Dir, "logs"), 10*time.Second, nil, e.bin("etcd"),
+		"--name=default",
+		"--data-dir="+filepath.Join(e.Dir, "etcd"),
+		"--listen-client-urls="+client, "--advertise-client-urls="+client,
+		"--listen-peer-urls="+peerURL, "--initial-advertise-peer-urls="+peerURL,
+		"--initial-cluster=default="+peerURL,
+		"--unsafe-no-fsync", "--log-level=warn")
+	if err != nil {
+		return err
+	}
+	e.procs = append(e.procs, p)
+	return p.waitFor(ctx, 30*time.Second, "healthy", func(ctx context.Context) error {
+		return httpOK(ctx, nil, client+"/health")
+	})
+}
+
+func (e *Env) startAPIServer(ctx context.Context, p *pki, port, etcdPort int) error {
+	proc, err := startProcess("kube-apiserver", filepath.Join(e.Dir, "logs"), 15*time.Second, nil, e.bin("kube-apiserver"),
+		"--etcd-servers=http://127.0.0.1:"+strconv.Itoa(etcdPort),
+		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+		"--secure-port="+strconv.Itoa(port),
+		"--tls-cert-file="+p.path("apiserver.crt"), "--tls-private-key-file="+p.path("apiserver.key"),
+		"--client-ca-file="+p.path("ca.crt"),
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file="+p.path("sa.pub"),
+		"--service-account-signing-key-file="+p.path("sa.key"),
+		"--service-cluster-ip-range=10.0.0.0/24",
+		"--authorization-mode=RBAC",
+		"--allow-privileged=true",
+		"--cert-dir="+filepath.Join(e.Dir, "pki", "apiserver"),
+		"--v=0")
+	if err != nil {
+		return err
+	}
+	e.procs = append(e.procs, proc)
+
+	server := "https://127.0.0.1:" + strconv.Itoa(port)
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["sandbox"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: p.clusterCA.CertPEM}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: p.admin.CertPEM, ClientKeyData: p.admin.KeyPEM}
+	kc.Contexts["sandbox"] = &clientcmdapi.Context{Cluster: "sandbox", AuthInfo: "admin"}
+	kc.CurrentContext = "sandbox"
+	e.Kubeconfig = filepath.Join(e.Dir, "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, e.Kubeconfig); err != nil {
+		return err
+	}
+	if e.REST, err = clientcmd.NewDefaultClientConfig(*kc, nil).ClientConfig(); err != nil {
+		return err
+	}
+	e.REST.QPS, e.REST.Burst = 200, 400
+	return proc.waitFor(ctx, 90*time.Second, "ready", func(ctx context.Context) error {
+		return httpOK(ctx, e.REST, server+"/readyz")
+	})
+}
+
+func (e *Env) startControllerManager() error {
+	p, err := startProcess("kube-controller-manager", filepath.Join(e.Dir, "logs"), 10*time.Second, nil, e.bin("kube-controller-manager"),
+		"--kubeconfig="+e.Kubeconfig,
+		"--controllers=namespace,garbagecollector",
+		"--leader-elect=false", "--secure-port=0", "--v=0")
+	if err != nil {
+		return err
+	}
+	e.procs = append(e.procs, p)
+	// It has no health endpoint without a secure port; give it a moment to fail
+	// on bad flags so the error names it, instead of a later namespace hang.
+	select {
+	case <-p.done:
+		return p.failure("right after start")
+	case <-time.After(300 * time.Millisecond):
+		return nil
+	}
+}
+
+// Stop stops every process (SIGTERM, then SIGKILL after a grace period), in
+// reverse start order, and removes the directory if Start created it.
+func (e *Env) Stop() {
+	e.stopOnce.Do(func() {
+		if e.GCP != nil {
+			e.GCP.Stop()
+		}
+		for i := len(e.procs) - 1; i >= 0; i-- {
+			e.procs[i].Stop()
+		}
+		if e.ownsDir {
+			_ = os.RemoveAll(e.Dir)
+		}
+	})
+}

@@ -1,0 +1,144 @@
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// process is one child of the environment. Each runs in its own process group
+// with a parent-death signal, so nothing outlives the harness even when the
+// harness itself is killed.
+type process struct {
+	name    string
+	cmd     *exec.Cmd
+	logPath string
+	done    chan struct{}
+	err     error // exit error, valid once done is closed
+	// grace is how long Stop waits after SIGTERM before SIGKILL.
+	grace time.Duration
+}
+
+func startProcess(name, logDir string, grace time.Duration, env []string, bin string, args ...string) (*process, error) {
+	logPath := filepath.Join(logDir, name+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)
+	}
+	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{}), grace: grace}
+	go func() {
+		p.err = cmd.Wait()
+		_ = logFile.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *process) Pid() int { return p.cmd.Process.Pid }
+
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Stop sends SIGTERM to the process group, then SIGKILL after the grace period
+// (Kueue ignores SIGTERM while its certificate bootstrap is stuck).
+func (p *process) Stop() {
+	if p.exited() {
+		return
+	}
+	_ = syscall.Kill(-p.Pid(), syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(p.grace):
+		_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+// failure describes a process that could not start, with the tail of its log.
+func (p *process) failure(what string) error {
+	state := "is still running"
+	if p.exited() {
+		state = fmt.Sprintf("exited (%v)", p.err)
+	}
+	return fmt.Errorf("%s %s: %s; last lines of %s:\n%s", p.name, state, what, p.logPath, tail(p.logPath, 15))
+}
+
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(bytes.ToValidUTF8(data, nil)), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "    " + strings.Join(lines, "\n    ")
+}
+
+// waitFor polls check until it returns nil, the process exits, or the
+// deadline passes.
+func (p *process) waitFor(ctx context.Context, timeout time.Duration, what string, check func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last error
+	for {
+		if p.exited() {
+			return p.failure("while waiting until " + what)
+		}
+		if last = check(ctx); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return p.failure(fmt.Sprintf("not %s after %v (last check: %v)", what, timeout, last))
+		case <-p.done:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// freePorts reserves n distinct loopback ports. The listeners are closed
+// before returning, so a port can in principle be taken again; the window is
+// milliseconds and each port is only used on 127.0.0.1.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			_ = l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("reserve a loopback port: %w", err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+var errNotReady = errors.New("not ready")

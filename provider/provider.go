@@ -1,0 +1,153 @@
+// Package provider is the mlplatform Terraform provider: its schema, the
+// environment fallbacks, and Configure, which hands every resource the
+// same lazily-built clients.
+package provider
+
+import (
+	"context"
+	"os"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+	"github.com/mlplatform/terraform-provider-mlplatform/resources"
+)
+
+var _ provider.Provider = &Provider{}
+
+// Provider is the mlplatform provider.
+type Provider struct {
+	version string
+	// getenv reads environment fallbacks; injected so tests need not touch the
+	// process environment.
+	getenv func(string) string
+}
+
+// New returns a constructor for the provider, as providerserver expects.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider { return &Provider{version: version, getenv: os.Getenv} }
+}
+
+// NewWithEnv is New with an injected environment (for tests).
+func NewWithEnv(version string, getenv func(string) string) func() provider.Provider {
+	return func() provider.Provider { return &Provider{version: version, getenv: getenv} }
+}
+
+type providerModel struct {
+	Project           types.String `tfsdk:"project"`
+	Location          types.String `tfsdk:"location"`
+	Cluster           types.String `tfsdk:"cluster"`
+	ContainerEndpoint types.String `tfsdk:"container_endpoint"`
+	IAMEndpoint       types.String `tfsdk:"iam_endpoint"`
+	InsecureEndpoints types.Bool   `tfsdk:"insecure_endpoints"`
+	Kubeconfig        types.String `tfsdk:"kubeconfig"`
+	KubeContext       types.String `tfsdk:"kube_context"`
+}
+
+func (p *Provider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "mlplatform"
+	resp.Version = p.version
+}
+
+func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, Description: desc, MarkdownDescription: desc}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Stands up and keeps in sync a GPU training platform on GKE: GPU node pools, Kueue queues, " +
+			"Workload Identity and team namespaces. Every attribute can also be set through the environment variable named in its description.",
+		Attributes: map[string]schema.Attribute{
+			"project":  str("Google Cloud project of the GKE cluster. Environment: `MLPLATFORM_PROJECT`, then `GOOGLE_PROJECT`, then `GOOGLE_CLOUD_PROJECT`."),
+			"location": str("Location (region or zone) of the GKE cluster. Environment: `MLPLATFORM_LOCATION`."),
+			"cluster":  str("Name of the GKE cluster the platform lives on. Environment: `MLPLATFORM_CLUSTER`."),
+			"container_endpoint": str("host:port of the GKE API, for a local fake or a private endpoint; empty means Google's. " +
+				"Environment: `MLPLATFORM_CONTAINER_ENDPOINT`."),
+			"iam_endpoint": str("host:port of the IAM API; empty means Google's. Environment: `MLPLATFORM_IAM_ENDPOINT`."),
+			"insecure_endpoints": schema.BoolAttribute{Optional: true,
+				MarkdownDescription: "Talk plaintext gRPC without credentials to `container_endpoint` and `iam_endpoint`. Only allowed when both are " +
+					"loopback addresses (the local sandbox). Environment: `MLPLATFORM_INSECURE_ENDPOINTS`."},
+			"kubeconfig": str("Path to a kubeconfig file (or a list, as in `KUBECONFIG`). When unset, the provider talks to the GKE cluster's own " +
+				"endpoint with its CA and a Google token, as gke-gcloud-auth-plugin does. Environment: `MLPLATFORM_KUBECONFIG`, then `KUBECONFIG`."),
+			"kube_context": str("Context in the kubeconfig to use; default its current context. Environment: `MLPLATFORM_KUBE_CONTEXT`."),
+		},
+	}
+}
+
+// envFallback is an attribute's environment variables, in order of precedence.
+var envFallback = map[string][]string{
+	"project":            {"MLPLATFORM_PROJECT", "GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT"},
+	"location":           {"MLPLATFORM_LOCATION"},
+	"cluster":            {"MLPLATFORM_CLUSTER"},
+	"container_endpoint": {"MLPLATFORM_CONTAINER_ENDPOINT"},
+	"iam_endpoint":       {"MLPLATFORM_IAM_ENDPOINT"},
+	"insecure_endpoints": {"MLPLATFORM_INSECURE_ENDPOINTS"},
+	"kubeconfig":         {"MLPLATFORM_KUBECONFIG", "KUBECONFIG"},
+	"kube_context":       {"MLPLATFORM_KUBE_CONTEXT"},
+}
+
+func (p *Provider) env(attr string) string {
+	for _, name := range envFallback[attr] {
+		if v := p.getenv(name); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func (p *Provider) str(attr string, v types.String) string {
+	if !v.IsNull() && !v.IsUnknown() {
+		return v.ValueString()
+	}
+	return p.env(attr)
+}
+
+func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var m providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cfg := platform.Config{
+		Project:           p.str("project", m.Project),
+		Location:          p.str("location", m.Location),
+		Cluster:           p.str("cluster", m.Cluster),
+		ContainerEndpoint: p.str("container_endpoint", m.ContainerEndpoint),
+		IAMEndpoint:       p.str("iam_endpoint", m.IAMEndpoint),
+		Kubeconfig:        p.str("kubeconfig", m.Kubeconfig),
+		KubeContext:       p.str("kube_context", m.KubeContext),
+		UserAgent:         "terraform-provider-mlplatform/" + p.version,
+	}
+	switch {
+	case !m.InsecureEndpoints.IsNull() && !m.InsecureEndpoints.IsUnknown():
+		cfg.InsecureEndpoints = m.InsecureEndpoints.ValueBool()
+	case p.env("insecure_endpoints") != "":
+		v, err := strconv.ParseBool(p.env("insecure_endpoints"))
+		if err != nil {
+			diagnostics.FieldErrors(&resp.Diagnostics, platformErr("insecure_endpoints", "Invalid MLPLATFORM_INSECURE_ENDPOINTS",
+				"MLPLATFORM_INSECURE_ENDPOINTS is "+strconv.Quote(p.env("insecure_endpoints"))+"; use true or false."))
+			return
+		}
+		cfg.InsecureEndpoints = v
+	}
+	if errs := cfg.Validate(); len(errs) > 0 {
+		diagnostics.FieldErrors(&resp.Diagnostics, errs)
+		return
+	}
+	clients := platform.NewClients(cfg)
+	resp.ResourceData = clients
+	resp.DataSourceData = clients
+}
+
+func (p *Provider) Resources(context.Context) []func() resource.Resource {
+	return resources.All()
+}
+
+func (p *Provider) DataSources(context.Context) []func() datasource.DataSource {
+	return nil
+}

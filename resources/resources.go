@@ -1,0 +1,36 @@
+// Package resources holds the mlplatform resources: schema, plan-time
+// validation and the glue from Terraform state to internal/spec and
+// internal/reconcile. No resource calls a cloud or Kubernetes client directly.
+package resources
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+)
+
+// All lists every resource of the provider.
+func All() []func() resource.Resource {
+	return []func() resource.Resource{
+		NewWorkloadPriorityClass,
+	}
+}
+
+// clientsFrom unpacks the provider's clients in a resource's Configure. It
+// returns nil (without error) before the provider is configured, which
+// Terraform does for validation-only calls.
+func clientsFrom(data any, diags *diag.Diagnostics) *platform.Clients {
+	if data == nil {
+		return nil
+	}
+	c, ok := data.(*platform.Clients)
+	if !ok {
+		diags.AddError("Unexpected Provider Data",
+			fmt.Sprintf("Expected *platform.Clients, got %T. This is a bug in the provider; please report it.", data))
+		return nil
+	}
+	return c
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Builds (never downloads) everything the tests and the sandbox need, into a
+# version-keyed cache, and finds a Terraform CLI. Idempotent: a second run only
+# checks markers and prints the paths.
+#
+#   kube-apiserver, kube-controller-manager  from k8s.io/kubernetes  (K8S_VERSION)
+#   etcd                                     from go.etcd.io/etcd/server/v3 (ETCD_VERSION)
+#   kueue manager + its CRDs and webhooks    from sigs.k8s.io/kueue   (KUEUE_VERSION)
+#   terraform >= 1.5 from PATH, else OpenTofu built from its module source (TOFU_VERSION)
+#
+# Writes $MLPLATFORM_CACHE/tools.env (sourced by the GNUmakefile and .ci/run):
+#   MLPLATFORM_TEST_BINS, TF_ACC_TERRAFORM_PATH (+ OpenTofu settings when tofu is used).
+# Only the Go module proxy is needed. Cold: ~10-15 min on 2 cores; warm: ~1 s.
+set -euo pipefail
+
+K8S_VERSION=${K8S_VERSION:-1.35.4}
+ETCD_VERSION=${ETCD_VERSION:-3.6.8}
+KUEUE_VERSION=${KUEUE_VERSION:-0.17.0}
+TOFU_VERSION=${TOFU_VERSION:-1.12.6}
+CACHE=${MLPLATFORM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mlplatform}
+BINS=$CACHE/bins/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kueue-$KUEUE_VERSION
+export CGO_ENABLED=0 GOFLAGS=-mod=mod GOWORK=off
+
+say() { printf '[tools] %s\n' "$*" >&2; }
+elapsed() { echo "$(( $(date +%s) - $1 ))s"; }
+mkdir -p "$BINS"
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+
+# --- kube-apiserver + kube-controller-manager -------------------------------
+# k8s.io/kubernetes requires its staging modules at v0.0.0 (replaced in its own
+# repo), so build through a throwaway main module that pins each of them.
+if [ ! -f "$BINS/.kube-$K8S_VERSION" ]; then
+  t0=$(date +%s); say "building kube-apiserver and kube-controller-manager v$K8S_VERSION (cold: 3-9 min)"
+  mkdir "$TMP/kube" && cd "$TMP/kube"
+  go mod download "k8s.io/kubernetes@v$K8S_VERSION"
+  mod=$(go env GOMODCACHE)/cache/download/k8s.io/kubernetes/@v/v$K8S_VERSION.mod
+  staging=0.${K8S_VERSION#1.}
+  {
+    printf 'module kubebuild\n\ngo 1.25.0\n\ngodebug default=go1.25\n\nrequire k8s.io/kubernetes v%s\n\nreplace (\n' "$K8S_VERSION"
+    awk -v v="$staging" '/^\tk8s\.io\/[a-z0-9-]+ v0\.0\.0$/ {print "\t" $1 " => " $1 " v" v}' "$mod"
+    printf ')\n'
+  } > go.mod
+  printf '//go:build tools\n\npackage tools\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver"\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager"\n)\n' > tools.go
+  go mod tidy >/dev/null 2>&1 || go mod tidy
+  minor=${K8S_VERSION#1.}; minor=${minor%%.*}
+  ldflags="-s -w"
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags="$ldflags -X $p.gitVersion=v$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+  done
+  go build -trimpath -ldflags="$ldflags" -o "$BINS/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
+  go build -trimpath -ldflags="$ldflags" -o "$BINS/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager
+  touch "$BINS/.kube-$K8S_VERSION"; say "kube binaries built in $(elapsed "$t0")"
+fi
+
+# --- etcd --------------------------------------------------------------------
+# The server/v3 module root is package main but has replace directives, so
+# `go install` is refused; build it through a main module instead.
+if [ ! -f "$BINS/.etcd-$ETCD_VERSION" ]; then
+  t0=$(date +%s); say "building etcd v$ETCD_VERSION (cold: ~1.5 min)"
+  mkdir "$TMP/etcd" && cd "$TMP/etcd"
+  printf 'module etcdbuild\n\ngo 1.24.0\n\nrequire go.etcd.io/etcd/server/v3 v%s\n' "$ETCD_VERSION" > go.mod
+  printf '//go:build tools\n\npackage tools\n\nimport _ "go.etcd.io/etcd/server/v3"\n' > tools.go
+  go mod tidy >/dev/null 2>&1 || go mod tidy
+  go build -trimpath -ldflags='-s -w' -o "$BINS/etcd" go.etcd.io/etcd/server/v3
+  touch "$BINS/.etcd-$ETCD_VERSION"; say "etcd built in $(elapsed "$t0")"
+fi
+
+# --- Kueue manager, CRDs and webhook manifests --------------------------------
+if [ ! -f "$BINS/.kueue-$KUEUE_VERSION" ]; then
+  t0=$(date +%s); say "building the Kueue manager v$KUEUE_VERSION (cold: ~5 min)"
+  GOBIN=$BINS go install -trimpath -ldflags='-s -w' "sigs.k8s.io/kueue/cmd/kueue@v$KUEUE_VERSION"
+  dir=$(cd "$TMP" && go mod download -json "sigs.k8s.io/kueue@v$KUEUE_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*$/\1/p')
+  rm -rf "$BINS/kueue-manifests" && mkdir -p "$BINS/kueue-manifests/crd"
+  cp "$dir"/config/components/crd/bases/*.yaml "$BINS/kueue-manifests/crd/"
+  cp "$dir"/config/components/webhook/manifests.yaml "$BINS/kueue-manifests/webhooks.yaml"
+  chmod -R u+w "$BINS/kueue-manifests"
+  touch "$BINS/.kueue-$KUEUE_VERSION"; say "kueue built in $(elapsed "$t0")"
+fi
+
+# --- Terraform CLI ------------------------------------------------------------
+version_ge_1_5() { # "1.11.4" -> true when >= 1.5
+  local v=$1 major minor; major=${v%%.*}; minor=${v#*.}; minor=${minor%%.*}
+  [ "$major" -gt 1 ] || { [ "$major" -eq 1 ] && [ "$minor" -ge 5 ]; }
+}
+TF=""; TF_KIND=terraform
+if command -v terraform >/dev/null 2>&1; then
+  v=$(CHECKPOINT_DISABLE=1 TF_CLI_CONFIG_FILE=/dev/null terraform version -json 2>/dev/null | sed -n 's/.*"terraform_version": *"\([0-9.]*\)".*/\1/p' | head -1)
+  if [ -n "$v" ] && version_ge_1_5 "$v"; then TF=$(command -v terraform); say "using terraform $v from PATH ($TF)"
+  else say "terraform on PATH is ${v:-of unknown version}; need >= 1.5, will build OpenTofu"; fi
+fi
+if [ -z "$TF" ]; then
+  TF_KIND=tofu
+  TOFU=$CACHE/tofu-v$TOFU_VERSION/tofu
+  if [ ! -x "$TOFU" ]; then
+    t0=$(date +%s); say "no terraform >= 1.5 on PATH: building OpenTofu v$TOFU_VERSION from its module source (cold: ~6.5 min)"
+    dir=$(cd "$TMP" && go mod download -json "github.com/opentofu/opentofu@v$TOFU_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*$/\1/p')
+    cp -r "$dir" "$TMP/opentofu" && chmod -R u+w "$TMP/opentofu"
+    mkdir -p "$(dirname "$TOFU")"
+    (cd "$TMP/opentofu" && GOFLAGS=-mod=readonly go build -trimpath \
+      -ldflags "-s -w -X 'github.com/opentofu/opentofu/version.dev=no'" -o "$TOFU" ./cmd/tofu)
+    say "OpenTofu built in $(elapsed "$t0")"
+  fi
+  TF=$TOFU; say "using OpenTofu ($TF)"
+fi
+
+{
+  echo "MLPLATFORM_TEST_BINS=$BINS"
+  echo "TF_ACC_TERRAFORM_PATH=$TF"
+  if [ "$TF_KIND" = tofu ]; then
+    echo "TF_ACC_PROVIDER_NAMESPACE=hashicorp"
+    echo "TF_ACC_PROVIDER_HOST=registry.opentofu.org"
+  fi
+} > "$CACHE/tools.env"
+say "tools ready: $CACHE/tools.env"
+cat "$CACHE/tools.env"
