@@ -18,7 +18,7 @@ var version = "dev"
 // Address is the provider's registry address.
 const Address = "registry.terraform.io/mlplatform/mlplatform"
 
-//go:generate go run github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs generate --provider-name mlplatform
+//go:generate bash scripts/docs.sh
 
 func main() {
 	var debug bool

@@ -1,0 +1,1 @@
+terraform import mlplatform_workload_priority_class.production production

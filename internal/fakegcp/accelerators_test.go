@@ -1,0 +1,113 @@
+package fakegcp_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	containerpb "cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc/codes"
+)
+
+func TestAcceleratorMachineTypePairing(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	type accel struct {
+		Type  string
+		Count int64
+	}
+	tests := []struct {
+		machine  string
+		accel    string
+		count    int64
+		wantCode codes.Code
+		wantMsg  []string // substrings of the error message
+		want     *accel   // accelerator read back (when it differs from the request)
+	}{
+		// G2: nvidia-l4
+		{machine: "g2-standard-4", accel: "nvidia-l4", count: 1},
+		{machine: "g2-standard-8", accel: "nvidia-l4", count: 1},
+		{machine: "g2-standard-12", accel: "nvidia-l4", count: 1},
+		{machine: "g2-standard-16", accel: "nvidia-l4", count: 1},
+		{machine: "g2-standard-32", accel: "nvidia-l4", count: 1},
+		{machine: "g2-standard-24", accel: "nvidia-l4", count: 2},
+		{machine: "g2-standard-48", accel: "nvidia-l4", count: 4},
+		{machine: "g2-standard-96", accel: "nvidia-l4", count: 8},
+		{machine: "g2-standard-4", accel: "nvidia-l4", count: 2, wantCode: codes.InvalidArgument, wantMsg: []string{`"g2-standard-4"`, `"nvidia-l4"`, "count 1"}},
+		{machine: "g2-standard-24", accel: "nvidia-l4", count: 1, wantCode: codes.InvalidArgument, wantMsg: []string{`"g2-standard-24"`, `"nvidia-l4"`, "count 2"}},
+		{machine: "g2-standard-96", accel: "nvidia-l4", count: 4, wantCode: codes.InvalidArgument, wantMsg: []string{`"g2-standard-96"`, "count 8"}},
+		{machine: "g2-standard-4", accel: "nvidia-tesla-t4", count: 1, wantCode: codes.InvalidArgument, wantMsg: []string{`"g2-standard-4"`, `"nvidia-l4"`, `"nvidia-tesla-t4"`}},
+		{machine: "g2-standard-6", accel: "nvidia-l4", count: 1, wantCode: codes.InvalidArgument, wantMsg: []string{`"g2-standard-6"`}},
+		// A3: H100
+		{machine: "a3-highgpu-1g", accel: "nvidia-h100-80gb", count: 1},
+		{machine: "a3-highgpu-2g", accel: "nvidia-h100-80gb", count: 2},
+		{machine: "a3-highgpu-4g", accel: "nvidia-h100-80gb", count: 4},
+		{machine: "a3-highgpu-8g", accel: "nvidia-h100-80gb", count: 8},
+		{machine: "a3-megagpu-8g", accel: "nvidia-h100-mega-80gb", count: 8},
+		{machine: "a3-highgpu-8g", accel: "nvidia-h100-80gb", count: 4, wantCode: codes.InvalidArgument, wantMsg: []string{`"a3-highgpu-8g"`, `"nvidia-h100-80gb"`, "count 8"}},
+		{machine: "a3-megagpu-8g", accel: "nvidia-h100-80gb", count: 8, wantCode: codes.InvalidArgument, wantMsg: []string{`"a3-megagpu-8g"`, `"nvidia-h100-mega-80gb"`, "count 8"}},
+		{machine: "a3-highgpu-8g", accel: "nvidia-h100-mega-80gb", count: 8, wantCode: codes.InvalidArgument, wantMsg: []string{`"a3-highgpu-8g"`, `"nvidia-h100-80gb"`}},
+		// A2: A100 40GB and 80GB
+		{machine: "a2-highgpu-1g", accel: "nvidia-tesla-a100", count: 1},
+		{machine: "a2-highgpu-2g", accel: "nvidia-tesla-a100", count: 2},
+		{machine: "a2-highgpu-4g", accel: "nvidia-tesla-a100", count: 4},
+		{machine: "a2-highgpu-8g", accel: "nvidia-tesla-a100", count: 8},
+		{machine: "a2-megagpu-16g", accel: "nvidia-tesla-a100", count: 16},
+		{machine: "a2-ultragpu-1g", accel: "nvidia-a100-80gb", count: 1},
+		{machine: "a2-ultragpu-2g", accel: "nvidia-a100-80gb", count: 2},
+		{machine: "a2-ultragpu-4g", accel: "nvidia-a100-80gb", count: 4},
+		{machine: "a2-ultragpu-8g", accel: "nvidia-a100-80gb", count: 8},
+		{machine: "a2-highgpu-2g", accel: "nvidia-tesla-a100", count: 1, wantCode: codes.InvalidArgument, wantMsg: []string{`"a2-highgpu-2g"`, `"nvidia-tesla-a100"`, "count 2"}},
+		{machine: "a2-megagpu-16g", accel: "nvidia-tesla-a100", count: 8, wantCode: codes.InvalidArgument, wantMsg: []string{`"a2-megagpu-16g"`, "count 16"}},
+		{machine: "a2-ultragpu-1g", accel: "nvidia-tesla-a100", count: 1, wantCode: codes.InvalidArgument, wantMsg: []string{`"a2-ultragpu-1g"`, `"nvidia-a100-80gb"`, "count 1"}},
+		{machine: "a2-highgpu-1g", accel: "nvidia-a100-80gb", count: 1, wantCode: codes.InvalidArgument, wantMsg: []string{`"a2-highgpu-1g"`, `"nvidia-tesla-a100"`}},
+		// Built-in accelerators are filled in when omitted.
+		{machine: "g2-standard-48", want: &accel{"nvidia-l4", 4}},
+		{machine: "a3-megagpu-8g", want: &accel{"nvidia-h100-mega-80gb", 8}},
+		{machine: "a2-ultragpu-2g", want: &accel{"nvidia-a100-80gb", 2}},
+		// N1 with attached T4 / V100 / P4.
+		{machine: "n1-standard-4", accel: "nvidia-tesla-t4", count: 1},
+		{machine: "n1-standard-8", accel: "nvidia-tesla-t4", count: 2},
+		{machine: "n1-highmem-16", accel: "nvidia-tesla-t4", count: 4},
+		{machine: "n1-standard-8", accel: "nvidia-tesla-v100", count: 1},
+		{machine: "n1-standard-32", accel: "nvidia-tesla-v100", count: 8},
+		{machine: "n1-standard-4", accel: "nvidia-tesla-p4", count: 4},
+		{machine: "n1-standard-4", accel: "nvidia-tesla-t4", count: 3, wantCode: codes.InvalidArgument, wantMsg: []string{`"n1-standard-4"`, `"nvidia-tesla-t4"`, "[1 2 4]"}},
+		{machine: "n1-standard-4", accel: "nvidia-tesla-t4", count: 8, wantCode: codes.InvalidArgument, wantMsg: []string{"[1 2 4]"}},
+		{machine: "n1-standard-4", accel: "nvidia-l4", count: 1, wantCode: codes.InvalidArgument, wantMsg: []string{`"n1-standard-4"`, `"nvidia-l4"`}},
+		{machine: "n1-standard-4", accel: "nvidia-tesla-a100", count: 1, wantCode: codes.InvalidArgument, wantMsg: []string{`"nvidia-tesla-a100"`}},
+		// Machine types without GPU support.
+		{machine: "e2-standard-4", accel: "nvidia-tesla-t4", count: 1, wantCode: codes.InvalidArgument, wantMsg: []string{`"e2-standard-4"`, `"nvidia-tesla-t4"`}},
+		{machine: "n2-standard-8", accel: "nvidia-l4", count: 1, wantCode: codes.InvalidArgument, wantMsg: []string{`"n2-standard-8"`, `"nvidia-l4"`}},
+		{machine: "e2-standard-4"}, // CPU only
+	}
+	for i, tt := range tests {
+		t.Run(fmt.Sprintf("%s/%s/%d", tt.machine, tt.accel, tt.count), func(t *testing.T) {
+			t.Parallel()
+			cluster := fmt.Sprintf("c%d", i) // own cluster: no op conflicts
+			e.srv.Container.AddCluster(project, location, cluster, false)
+			_, err := e.cm.CreateNodePool(context.Background(), &containerpb.CreateNodePoolRequest{
+				Parent: clusterName(cluster), NodePool: gpuPool("np", tt.machine, tt.accel, tt.count),
+			})
+			if tt.wantCode != codes.OK {
+				wantCode(t, err, tt.wantCode, tt.wantMsg...)
+				return
+			}
+			if err != nil {
+				t.Fatalf("CreateNodePool: %v", err)
+			}
+			want := tt.want
+			if want == nil && tt.accel != "" {
+				want = &accel{tt.accel, tt.count}
+			}
+			var got *accel
+			for _, a := range e.getPool(t, cluster, "np").Config.Accelerators {
+				got = &accel{a.AcceleratorType, a.AcceleratorCount}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("accelerators read back (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

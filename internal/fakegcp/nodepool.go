@@ -1,0 +1,386 @@
+package fakegcp
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	containerpb "cloud.google.com/go/container/apiv1/containerpb"
+	rpcstatus "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+)
+
+const (
+	provisioningModelLabel = "goog-gke-node-pool-provisioning-model"
+	gpuTaintKey            = "nvidia.com/gpu"
+)
+
+func nodePoolKey(clusterKey, pool string) string { return clusterKey + "/nodePools/" + pool }
+
+// touch gives np a new etag; call it on every stored mutation.
+func touch(np *containerpb.NodePool) { np.Etag = randHex(8) }
+
+func findNodePool(c *containerpb.Cluster, name string) (int, *containerpb.NodePool) {
+	for i, np := range c.NodePools {
+		if np.Name == name {
+			return i, np
+		}
+	}
+	return -1, nil
+}
+
+// validateNodePool checks a node pool from a create request. It may fill in
+// the built-in accelerators of A2/A3/G2 machine types.
+func validateNodePool(np *containerpb.NodePool) error {
+	if !resourceIDRE.MatchString(np.GetName()) {
+		return invalidArg("Invalid value for field \"node_pool.name\": %q.", np.GetName())
+	}
+	if np.Config == nil {
+		np.Config = &containerpb.NodeConfig{}
+	}
+	cfg := np.Config
+	if cfg.MachineType == "" {
+		cfg.MachineType = "e2-medium"
+	}
+	if cfg.Spot && cfg.Preemptible {
+		return invalidArg("Spot and preemptible cannot be enabled simultaneously.")
+	}
+	if err := validateAccelerators(cfg); err != nil {
+		return err
+	}
+	if err := validateAutoscaling(np.Autoscaling); err != nil {
+		return err
+	}
+	if np.GetQueuedProvisioning().GetEnabled() {
+		if !np.GetAutoscaling().GetEnabled() {
+			return invalidArg("Queued provisioning requires autoscaling to be enabled.")
+		}
+		if np.InitialNodeCount != 0 {
+			return invalidArg("Queued provisioning requires initial_node_count = 0.")
+		}
+		if cfg.GetReservationAffinity().GetConsumeReservationType() != containerpb.ReservationAffinity_NO_RESERVATION {
+			return invalidArg("Queued provisioning requires reservation_affinity NO_RESERVATION.")
+		}
+	}
+	return nil
+}
+
+func validateAutoscaling(a *containerpb.NodePoolAutoscaling) error {
+	if !a.GetEnabled() {
+		return nil
+	}
+	perZone := a.MinNodeCount != 0 || a.MaxNodeCount != 0
+	total := a.TotalMinNodeCount != 0 || a.TotalMaxNodeCount != 0
+	if perZone && total {
+		return invalidArg("Autoscaling: per-zone and total node count limits are mutually exclusive.")
+	}
+	if a.MinNodeCount < 0 || a.TotalMinNodeCount < 0 || a.MinNodeCount > a.MaxNodeCount ||
+		a.TotalMinNodeCount > a.TotalMaxNodeCount || (!total && a.MaxNodeCount == 0) {
+		return invalidArg("Autoscaling: max node count must be >= min node count and > 0.")
+	}
+	return nil
+}
+
+func provisioningModel(np *containerpb.NodePool) string {
+	cfg := np.GetConfig()
+	switch {
+	case np.GetQueuedProvisioning().GetEnabled():
+		return "queued-provisioning"
+	case cfg.GetFlexStart():
+		return "flex-start"
+	case cfg.GetSpot():
+		return "spot"
+	case cfg.GetPreemptible():
+		return "preemptible"
+	}
+	return "on-demand"
+}
+
+// applyServerLabelsAndTaints adds what GKE adds server-side: the provisioning
+// model resource label and, on GPU pools, the nvidia.com/gpu taint.
+func applyServerLabelsAndTaints(np *containerpb.NodePool) {
+	cfg := np.Config
+	cfg.ResourceLabels = maps.Clone(cfg.ResourceLabels)
+	if cfg.ResourceLabels == nil {
+		cfg.ResourceLabels = map[string]string{}
+	}
+	cfg.ResourceLabels[provisioningModelLabel] = provisioningModel(np)
+	if len(cfg.Accelerators) == 0 {
+		return
+	}
+	for _, t := range cfg.Taints {
+		if t.Key == gpuTaintKey {
+			return
+		}
+	}
+	cfg.Taints = append(cfg.Taints, &containerpb.NodeTaint{Key: gpuTaintKey, Value: "present", Effect: containerpb.NodeTaint_NO_SCHEDULE})
+}
+
+func instanceGroupURLs(project string, c *containerpb.Cluster, np *containerpb.NodePool) []string {
+	var urls []string
+	for _, z := range np.Locations {
+		urls = append(urls, fmt.Sprintf("https://www.googleapis.com/compute/v1/projects/%s/zones/%s/instanceGroupManagers/gke-%s-%s-%s-grp",
+			project, z, c.Name, np.Name, randHex(4)))
+	}
+	return urls
+}
+
+// defaultNodePool fills server-side defaults the way GKE does (subset).
+func defaultNodePool(project string, c *containerpb.Cluster, np *containerpb.NodePool) {
+	if np.Config == nil {
+		np.Config = &containerpb.NodeConfig{}
+	}
+	cfg := np.Config
+	if cfg.MachineType == "" {
+		cfg.MachineType = "e2-medium"
+	}
+	if cfg.DiskSizeGb == 0 {
+		cfg.DiskSizeGb = 100
+	}
+	if cfg.DiskType == "" {
+		cfg.DiskType = "pd-balanced"
+	}
+	if cfg.ImageType == "" {
+		cfg.ImageType = "COS_CONTAINERD"
+	}
+	if cfg.ServiceAccount == "" {
+		cfg.ServiceAccount = "default"
+	}
+	if len(cfg.OauthScopes) == 0 {
+		cfg.OauthScopes = []string{"https://www.googleapis.com/auth/cloud-platform"}
+	}
+	if cfg.Metadata == nil {
+		cfg.Metadata = map[string]string{}
+	}
+	cfg.Metadata["disable-legacy-endpoints"] = "true"
+	applyServerLabelsAndTaints(np)
+	if cfg.WorkloadMetadataConfig == nil && c.GetWorkloadIdentityConfig().GetWorkloadPool() != "" {
+		cfg.WorkloadMetadataConfig = &containerpb.WorkloadMetadataConfig{Mode: containerpb.WorkloadMetadataConfig_GKE_METADATA}
+	}
+	if np.Management == nil {
+		np.Management = &containerpb.NodeManagement{AutoRepair: true, AutoUpgrade: true}
+	}
+	if np.MaxPodsConstraint == nil {
+		np.MaxPodsConstraint = &containerpb.MaxPodsConstraint{MaxPodsPerNode: 110}
+	}
+	if np.UpgradeSettings == nil {
+		np.UpgradeSettings = &containerpb.NodePool_UpgradeSettings{MaxSurge: 1}
+	}
+	if len(np.Locations) == 0 {
+		np.Locations = append([]string(nil), c.Locations...)
+	}
+	if np.Version == "" {
+		np.Version = c.CurrentNodeVersion
+	}
+	np.PodIpv4CidrSize = 24
+	np.Status = containerpb.NodePool_PROVISIONING
+	np.SelfLink = apiPrefix + nodePoolKey(c.SelfLink[len(apiPrefix):], np.Name)
+	np.InstanceGroupUrls = instanceGroupURLs(project, c, np)
+	touch(np)
+}
+
+// lookupNodePoolLocked resolves a node pool by resource name or by the
+// deprecated project/zone/cluster/pool fields.
+func (s *Container) lookupNodePoolLocked(name, project, zone, cluster, pool string) (c *containerpb.Cluster, np *containerpb.NodePool, key, p, l string, err error) {
+	if name == "" {
+		name = nodePoolKey(clusterKey(project, zone, cluster), pool)
+	}
+	m := nodePoolNameRE.FindStringSubmatch(name)
+	if m == nil {
+		return nil, nil, "", "", "", invalidArg("Invalid node pool name %q.", name)
+	}
+	key = clusterKey(m[1], m[2], m[3])
+	if c, err = s.clusterLocked(key); err != nil {
+		return nil, nil, "", "", "", err
+	}
+	if _, np = findNodePool(c, m[4]); np == nil {
+		return nil, nil, "", "", "", notFound(name)
+	}
+	return c, np, key, m[1], m[2], nil
+}
+
+// NodePoolSize returns the current per-zone node count of a node pool, given
+// its resource name (initial_node_count, then whatever SetNodePoolSize set).
+func (s *Container) NodePoolSize(name string) (int32, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advanceLocked()
+	n, ok := s.nodeCounts[name]
+	return n, ok
+}
+
+func (s *Container) CreateNodePool(ctx context.Context, req *containerpb.CreateNodePoolRequest) (*containerpb.Operation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advanceLocked()
+	key, p, l, err := clusterKeyFrom(req.GetParent(), req.GetProjectId(), req.GetZone(), req.GetClusterId())
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.clusterLocked(key)
+	if err != nil {
+		return nil, err
+	}
+	if req.GetNodePool() == nil {
+		return nil, invalidArg("node_pool must be specified.")
+	}
+	np := proto.Clone(req.GetNodePool()).(*containerpb.NodePool)
+	if err := validateNodePool(np); err != nil {
+		return nil, err
+	}
+	npKey := nodePoolKey(key, np.Name)
+	if _, existing := findNodePool(c, np.Name); existing != nil {
+		return nil, status.Errorf(codes.AlreadyExists, "Already exists: %s.", npKey)
+	}
+	if err := s.admitLocked(key, np.Name); err != nil {
+		return nil, err
+	}
+	defaultNodePool(p, c, np)
+	c.NodePools = append(c.NodePools, np)
+	s.nodeCounts[npKey] = np.InitialNodeCount
+	return s.startOpLocked(p, l, key, np.Name, containerpb.Operation_CREATE_NODE_POOL, npKey, func() *rpcstatus.Status {
+		defer touch(np)
+		if s.FailNodePoolCreate != nil {
+			if st := s.FailNodePoolCreate(proto.Clone(np).(*containerpb.NodePool)); st != nil {
+				np.Status = containerpb.NodePool_ERROR
+				np.StatusMessage = st.Message
+				return st
+			}
+		}
+		np.Status = containerpb.NodePool_RUNNING
+		return nil
+	}), nil
+}
+
+func (s *Container) GetNodePool(ctx context.Context, req *containerpb.GetNodePoolRequest) (*containerpb.NodePool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advanceLocked()
+	_, np, _, _, _, err := s.lookupNodePoolLocked(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
+	if err != nil {
+		return nil, err
+	}
+	return proto.Clone(np).(*containerpb.NodePool), nil
+}
+
+func (s *Container) ListNodePools(ctx context.Context, req *containerpb.ListNodePoolsRequest) (*containerpb.ListNodePoolsResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advanceLocked()
+	key, _, _, err := clusterKeyFrom(req.GetParent(), req.GetProjectId(), req.GetZone(), req.GetClusterId())
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.clusterLocked(key)
+	if err != nil {
+		return nil, err
+	}
+	resp := &containerpb.ListNodePoolsResponse{}
+	for _, np := range c.NodePools {
+		resp.NodePools = append(resp.NodePools, proto.Clone(np).(*containerpb.NodePool))
+	}
+	return resp, nil
+}
+
+// startNodePoolUpdateLocked runs apply as one RECONCILING operation on np.
+func (s *Container) startNodePoolUpdateLocked(np *containerpb.NodePool, key, p, l string, typ containerpb.Operation_Type, apply func()) *containerpb.Operation {
+	np.Status = containerpb.NodePool_RECONCILING
+	touch(np)
+	return s.startOpLocked(p, l, key, np.Name, typ, nodePoolKey(key, np.Name), func() *rpcstatus.Status {
+		apply()
+		np.Status = containerpb.NodePool_RUNNING
+		np.StatusMessage = ""
+		touch(np)
+		return nil
+	})
+}
+
+func (s *Container) SetNodePoolAutoscaling(ctx context.Context, req *containerpb.SetNodePoolAutoscalingRequest) (*containerpb.Operation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advanceLocked()
+	_, np, key, p, l, err := s.lookupNodePoolLocked(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
+	if err != nil {
+		return nil, err
+	}
+	if err := validateAutoscaling(req.GetAutoscaling()); err != nil {
+		return nil, err
+	}
+	if np.GetQueuedProvisioning().GetEnabled() && !req.GetAutoscaling().GetEnabled() {
+		return nil, invalidArg("Queued provisioning requires autoscaling to be enabled.")
+	}
+	if err := s.admitLocked(key, np.Name); err != nil {
+		return nil, err
+	}
+	want := proto.Clone(req.GetAutoscaling()).(*containerpb.NodePoolAutoscaling)
+	return s.startNodePoolUpdateLocked(np, key, p, l, containerpb.Operation_UPDATE_CLUSTER, func() {
+		np.Autoscaling = want
+	}), nil
+}
+
+// SetNodePoolSize resizes a pool (per zone). Like GKE it is allowed even when
+// autoscaling is enabled; the autoscaler may later change the size again.
+func (s *Container) SetNodePoolSize(ctx context.Context, req *containerpb.SetNodePoolSizeRequest) (*containerpb.Operation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advanceLocked()
+	_, np, key, p, l, err := s.lookupNodePoolLocked(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
+	if err != nil {
+		return nil, err
+	}
+	if req.GetNodeCount() < 0 {
+		return nil, invalidArg("Invalid value for field \"node_count\": %d. Must be >= 0.", req.GetNodeCount())
+	}
+	if err := s.admitLocked(key, np.Name); err != nil {
+		return nil, err
+	}
+	npKey, n := nodePoolKey(key, np.Name), req.GetNodeCount()
+	return s.startNodePoolUpdateLocked(np, key, p, l, containerpb.Operation_SET_NODE_POOL_SIZE, func() {
+		s.nodeCounts[npKey] = n
+	}), nil
+}
+
+func (s *Container) SetNodePoolManagement(ctx context.Context, req *containerpb.SetNodePoolManagementRequest) (*containerpb.Operation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advanceLocked()
+	_, np, key, p, l, err := s.lookupNodePoolLocked(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
+	if err != nil {
+		return nil, err
+	}
+	if req.GetManagement() == nil {
+		return nil, invalidArg("management must be specified.")
+	}
+	if err := s.admitLocked(key, np.Name); err != nil {
+		return nil, err
+	}
+	want := proto.Clone(req.GetManagement()).(*containerpb.NodeManagement)
+	return s.startNodePoolUpdateLocked(np, key, p, l, containerpb.Operation_SET_NODE_POOL_MANAGEMENT, func() {
+		np.Management = want
+	}), nil
+}
+
+func (s *Container) DeleteNodePool(ctx context.Context, req *containerpb.DeleteNodePoolRequest) (*containerpb.Operation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advanceLocked()
+	c, np, key, p, l, err := s.lookupNodePoolLocked(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.admitLocked(key, np.Name); err != nil {
+		return nil, err
+	}
+	np.Status = containerpb.NodePool_STOPPING
+	touch(np)
+	npKey := nodePoolKey(key, np.Name)
+	return s.startOpLocked(p, l, key, np.Name, containerpb.Operation_DELETE_NODE_POOL, npKey, func() *rpcstatus.Status {
+		if i, cur := findNodePool(c, np.Name); cur == np {
+			c.NodePools = append(c.NodePools[:i], c.NodePools[i+1:]...)
+			delete(s.nodeCounts, npKey)
+		}
+		return nil
+	}), nil
+}

@@ -1,0 +1,169 @@
+package testenv
+
+import (
+	"context"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+)
+
+func TestStartNamesTheMissingPiece(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/etcd", nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Start(context.Background(), Options{BinDir: dir})
+	if err == nil {
+		t.Fatal("Start succeeded without binaries")
+	}
+	for _, want := range []string{"kube-apiserver is missing from " + dir, "kueue is missing", "scripts/tools.sh"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "etcd is missing") {
+		t.Errorf("error blames etcd, which is present: %v", err)
+	}
+}
+
+func TestStartWithoutBinDir(t *testing.T) {
+	t.Setenv(EnvBins, "")
+	_, err := Start(context.Background(), Options{})
+	if err == nil || !strings.Contains(err.Error(), EnvBins+" is not set") {
+		t.Fatalf("want an error naming %s, got %v", EnvBins, err)
+	}
+}
+
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// TestEnvironment starts every real part and checks each does its job: the
+// namespace controller finishes deletions, Kueue's webhooks default and
+// convert, Kueue's manager reconciles status, and Stop leaves no process.
+func TestEnvironment(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("starts the real control plane: run with TF_ACC=1 (make testacc)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	env, err := Start(ctx, Options{Log: logWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			env.Stop()
+		}
+	}()
+	core := kubernetes.NewForConfigOrDie(env.REST)
+	kq := kueueclient.NewForConfigOrDie(env.REST)
+
+	v, err := core.Discovery().ServerVersion()
+	if err != nil || v.GitVersion != "v1.35.4" {
+		t.Errorf("server version %v (err %v), want v1.35.4", v, err)
+	}
+
+	// Kueue: a flavor and a queue; the mutating webhook fills defaults and
+	// the manager marks the queue Active once its flavor exists.
+	rf := &kueuev1beta2.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "l4"}}
+	if _, err := kq.KueueV1beta2().ResourceFlavors().Create(ctx, rf, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cq := &kueuev1beta2.ClusterQueue{
+		ObjectMeta: metav1.ObjectMeta{Name: "team-a"},
+		Spec: kueuev1beta2.ClusterQueueSpec{
+			NamespaceSelector: &metav1.LabelSelector{},
+			ResourceGroups: []kueuev1beta2.ResourceGroup{{
+				CoveredResources: []corev1.ResourceName{"nvidia.com/gpu"},
+				Flavors: []kueuev1beta2.FlavorQuotas{{Name: "l4", Resources: []kueuev1beta2.ResourceQuota{
+					{Name: "nvidia.com/gpu", NominalQuota: resource.MustParse("8")},
+				}}},
+			}},
+		},
+	}
+	created, err := kq.KueueV1beta2().ClusterQueues().Create(ctx, cq, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.Spec.QueueingStrategy != kueuev1beta2.BestEffortFIFO {
+		t.Errorf("mutating webhook did not default queueingStrategy: %q", created.Spec.QueueingStrategy)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		got, err := kq.KueueV1beta2().ClusterQueues().Get(ctx, "team-a", metav1.GetOptions{})
+		return err == nil && meta.IsStatusConditionTrue(got.Status.Conditions, kueuev1beta2.ClusterQueueActive), nil
+	})
+	if err != nil {
+		t.Errorf("ClusterQueue never became Active (is the Kueue manager reconciling?): %v", err)
+	}
+	// The v1beta1 view goes through Kueue's conversion webhook.
+	dyn := dynamic.NewForConfigOrDie(env.REST)
+	old, err := dyn.Resource(schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta1", Resource: "clusterqueues"}).
+		Get(ctx, "team-a", metav1.GetOptions{})
+	if err != nil {
+		t.Errorf("v1beta1 read through the conversion webhook: %v", err)
+	} else if old.GetAPIVersion() != "kueue.x-k8s.io/v1beta1" {
+		t.Errorf("conversion returned %s", old.GetAPIVersion())
+	}
+
+	// The namespace controller (kube-controller-manager) finishes deletions.
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "doomed"}}
+	if _, err := core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := core.CoreV1().ConfigMaps("doomed").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := core.CoreV1().Namespaces().Delete(ctx, "doomed", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := core.CoreV1().Namespaces().Get(ctx, "doomed", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Errorf("namespace with content never finished terminating: %v", err)
+	}
+
+	// The GKE fake serves the cluster with a workload pool.
+	if !env.GCP.Container.HasWorkloadPool(env.Project + ".svc.id.goog") {
+		t.Error("fake cluster has no workload pool")
+	}
+
+	pids := env.Processes()
+	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kueue"} {
+		if pids[name] == 0 {
+			t.Errorf("no %s process recorded: %v", name, pids)
+		}
+	}
+	dir := env.Dir
+	env.Stop()
+	stopped = true
+	for name, pid := range pids {
+		if err := syscall.Kill(pid, 0); err == nil {
+			t.Errorf("%s (pid %d) still running after Stop", name, pid)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("Stop left %s behind", dir)
+	}
+}

@@ -1,0 +1,102 @@
+package provider
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+)
+
+// configure runs Configure with the given attribute values (others null) and
+// environment, and returns the resolved config or the error summaries.
+func configure(t *testing.T, attrs map[string]tftypes.Value, env map[string]string) (platform.Config, []string) {
+	t.Helper()
+	p := NewWithEnv("test", func(k string) string { return env[k] })().(*Provider)
+	var sresp provider.SchemaResponse
+	p.Schema(context.Background(), provider.SchemaRequest{}, &sresp)
+	typ := sresp.Schema.Type().TerraformType(context.Background()).(tftypes.Object)
+	vals := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		vals[name] = tftypes.NewValue(at, nil)
+	}
+	for k, v := range attrs {
+		vals[k] = v
+	}
+	req := provider.ConfigureRequest{Config: tfsdk.Config{Schema: sresp.Schema, Raw: tftypes.NewValue(typ, vals)}}
+	var resp provider.ConfigureResponse
+	p.Configure(context.Background(), req, &resp)
+	var errs []string
+	for _, d := range resp.Diagnostics.Errors() {
+		errs = append(errs, d.Summary())
+	}
+	if len(errs) > 0 {
+		return platform.Config{}, errs
+	}
+	return resp.ResourceData.(*platform.Clients).Config, nil
+}
+
+func str(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+
+func TestConfigureFallbacks(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		attrs    map[string]tftypes.Value
+		env      map[string]string
+		want     platform.Config
+		wantErrs []string
+	}{
+		"attributes win over environment": {
+			attrs: map[string]tftypes.Value{"project": str("p-attr"), "kubeconfig": str("/k/attr")},
+			env:   map[string]string{"MLPLATFORM_PROJECT": "p-env", "KUBECONFIG": "/k/env"},
+			want:  platform.Config{Project: "p-attr", Kubeconfig: "/k/attr"},
+		},
+		"MLPLATFORM_ before GOOGLE_PROJECT before GOOGLE_CLOUD_PROJECT": {
+			env:  map[string]string{"MLPLATFORM_PROJECT": "a", "GOOGLE_PROJECT": "b", "GOOGLE_CLOUD_PROJECT": "c"},
+			want: platform.Config{Project: "a"},
+		},
+		"GOOGLE_PROJECT": {
+			env:  map[string]string{"GOOGLE_PROJECT": "b", "GOOGLE_CLOUD_PROJECT": "c", "MLPLATFORM_LOCATION": "europe-west4", "MLPLATFORM_CLUSTER": "train"},
+			want: platform.Config{Project: "b", Location: "europe-west4", Cluster: "train"},
+		},
+		"KUBECONFIG when MLPLATFORM_KUBECONFIG unset": {
+			env:  map[string]string{"KUBECONFIG": "/a:/b", "MLPLATFORM_KUBE_CONTEXT": "ctx"},
+			want: platform.Config{Kubeconfig: "/a:/b", KubeContext: "ctx"},
+		},
+		"sandbox from environment": {
+			env: map[string]string{"MLPLATFORM_CONTAINER_ENDPOINT": "127.0.0.1:7000", "MLPLATFORM_IAM_ENDPOINT": "127.0.0.1:7000",
+				"MLPLATFORM_INSECURE_ENDPOINTS": "true"},
+			want: platform.Config{ContainerEndpoint: "127.0.0.1:7000", IAMEndpoint: "127.0.0.1:7000", InsecureEndpoints: true},
+		},
+		"insecure attribute false overrides env true": {
+			attrs: map[string]tftypes.Value{"insecure_endpoints": tftypes.NewValue(tftypes.Bool, false)},
+			env:   map[string]string{"MLPLATFORM_INSECURE_ENDPOINTS": "true"},
+			want:  platform.Config{},
+		},
+		"insecure to a remote endpoint is refused": {
+			attrs:    map[string]tftypes.Value{"insecure_endpoints": tftypes.NewValue(tftypes.Bool, true), "container_endpoint": str("203.0.113.7:443"), "iam_endpoint": str("localhost:1")},
+			wantErrs: []string{"Insecure Endpoint Not On Loopback"},
+		},
+		"malformed boolean in the environment": {
+			env:      map[string]string{"MLPLATFORM_INSECURE_ENDPOINTS": "yes please"},
+			wantErrs: []string{"Invalid MLPLATFORM_INSECURE_ENDPOINTS"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, errs := configure(t, tc.attrs, tc.env)
+			if diff := cmp.Diff(tc.wantErrs, errs); diff != "" {
+				t.Fatalf("errors (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(platform.Config{}, "UserAgent")); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
