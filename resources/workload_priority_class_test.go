@@ -168,7 +168,7 @@ provider "mlplatform" {
 		want string
 	}{
 		"name not a DNS subdomain": {`name = "High_Priority"` + "\n value = 1", `(?s)Invalid Name.*"High_Priority" is not a valid.*high-priority`},
-		"value beyond int32":       {`name = "big"` + "\n value = 3000000000", `(?s)Priority Out Of Range.*between -2147483648 and 2147483647`},
+		"value beyond int32":       {`name = "big"` + "\n value = 3000000000", `(?s)Priority Out Of Range.*between\s+-2147483648\s+and\s+2147483647`},
 		"description too long":     {`name = "long"` + "\n value = 1\n description = \"" + strings.Repeat("x", 2049) + `"`, `(?s)Description Too Long.*2049 characters`},
 		"empty description":        {`name = "empty"` + "\n value = 1\n description = \"\"", `(?s)description.*length`},
 	}

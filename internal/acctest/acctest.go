@@ -5,6 +5,7 @@ package acctest
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -38,13 +39,10 @@ func run(m *testing.M) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	logw := os.Stderr
-	if !testing.Verbose() {
-		logw = nil
-	}
+	flag.Parse() // testing.Verbose needs parsed flags; m.Run parses again harmlessly
 	opts := testenv.Options{}
-	if logw != nil {
-		opts.Log = logw
+	if testing.Verbose() {
+		opts.Log = os.Stderr
 	}
 	e, err := testenv.Start(ctx, opts)
 	if err != nil {

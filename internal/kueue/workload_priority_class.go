@@ -7,15 +7,15 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
-// WorkloadPriorityClass builds the apply configuration for w. Only the fields
-// the platform owns are set, so server-side apply leaves others' fields alone.
-// Validate w first: Value must fit an int32.
+// WorkloadPriorityClass builds the apply configuration for w. Every field the
+// resource manages is sent, empty ones included: server-side apply only
+// removes a value someone else set (kubectl edit) when the platform owns the
+// field, so omitting an empty description would leave an out-of-band one in
+// place forever. Validate w first: Value must fit an int32.
 func WorkloadPriorityClass(w spec.WorkloadPriorityClass) *kueueac.WorkloadPriorityClassApplyConfiguration {
-	ac := kueueac.WorkloadPriorityClass(w.Name).WithValue(int32(w.Value)) //nolint:gosec // range checked by spec.Validate
-	if w.Description != "" {
-		ac.WithDescription(w.Description)
-	}
-	return ac
+	return kueueac.WorkloadPriorityClass(w.Name).
+		WithValue(int32(w.Value)). //nolint:gosec // range checked by spec.Validate
+		WithDescription(w.Description)
 }
 
 // WorkloadPriorityClassSpec reads the platform's view of obj.

@@ -10,7 +10,7 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
-// The apply configuration carries only the fields the platform owns, and what
+// The apply configuration carries every field the platform owns, and what
 // the server returns reads back to the same spec.
 func TestWorkloadPriorityClassRoundTrip(t *testing.T) {
 	t.Parallel()
@@ -22,9 +22,9 @@ func TestWorkloadPriorityClassRoundTrip(t *testing.T) {
 			in:       spec.WorkloadPriorityClass{Name: "production", Value: 1000, Description: "prod runs"},
 			wantJSON: `{"kind":"WorkloadPriorityClass","apiVersion":"kueue.x-k8s.io/v1beta2","metadata":{"name":"production"},"value":1000,"description":"prod runs"}`,
 		},
-		"without description the field is not owned": {
+		"an empty description is still owned, so apply can clear an out-of-band one": {
 			in:       spec.WorkloadPriorityClass{Name: "low", Value: -1},
-			wantJSON: `{"kind":"WorkloadPriorityClass","apiVersion":"kueue.x-k8s.io/v1beta2","metadata":{"name":"low"},"value":-1}`,
+			wantJSON: `{"kind":"WorkloadPriorityClass","apiVersion":"kueue.x-k8s.io/v1beta2","metadata":{"name":"low"},"value":-1,"description":""}`,
 		},
 	}
 	for name, tc := range cases {
