@@ -24,7 +24,7 @@ cp -r examples/training-cluster/. "$WORK/"
 echo; echo "==> terraform apply (examples/training-cluster)"
 "$TF" -chdir="$WORK" apply -auto-approve -input=false -no-color
 
-echo; echo "==> what Kueue now holds"
+echo; echo "==> resources Terraform now manages"
 "$TF" -chdir="$WORK" state list
 
 echo; echo "==> second plan (must be empty)"
