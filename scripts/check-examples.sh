@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # terraform validate every example against the provider built from this tree
-# (through dev_overrides: no registry, no terraform init).
+# (through dev_overrides: no registry, no terraform init). Both registry hosts
+# are overridden: OpenTofu resolves "mlplatform/mlplatform" to registry.opentofu.org.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CHECKPOINT_DISABLE=1
@@ -11,6 +12,7 @@ cat > "$tmp/terraformrc" <<EOT
 provider_installation {
   dev_overrides {
     "registry.terraform.io/mlplatform/mlplatform" = "$tmp/bin"
+    "registry.opentofu.org/mlplatform/mlplatform" = "$tmp/bin"
   }
   direct {}
 }

@@ -200,10 +200,13 @@ func sandboxServe(dir, providerDir string, stdout io.Writer) error {
 }
 
 func terraformRC(providerDir string) string {
+	// Both hosts: `source = "mlplatform/mlplatform"` means registry.terraform.io
+	// to Terraform and registry.opentofu.org to OpenTofu.
 	return fmt.Sprintf(`# Written by mlplatform sandbox: use the locally built provider, no registry.
 provider_installation {
   dev_overrides {
-    "registry.terraform.io/mlplatform/mlplatform" = %q
+    "registry.terraform.io/mlplatform/mlplatform" = %[1]q
+    "registry.opentofu.org/mlplatform/mlplatform" = %[1]q
   }
   direct {}
 }
