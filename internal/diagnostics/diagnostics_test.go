@@ -1,0 +1,67 @@
+package diagnostics
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+func TestAttributePath(t *testing.T) {
+	t.Parallel()
+	got := AttributePath(spec.Path{"resource_groups", 1, "flavors", spec.Key("h100"), "nominal_quota"})
+	want := path.Root("resource_groups").AtListIndex(1).AtName("flavors").AtMapKey("h100").AtName("nominal_quota")
+	if !got.Equal(want) {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+func TestExplain(t *testing.T) {
+	t.Parallel()
+	gr := schema.GroupResource{Group: "kueue.x-k8s.io", Resource: "workloadpriorityclasses"}
+	refused := &url.Error{Op: "Get", URL: "https://127.0.0.1:1/apis", Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}
+	cases := map[string]struct {
+		err  error
+		want string // the plain-language part must contain this
+	}{
+		"unreachable apiserver": {fmt.Errorf("read WorkloadPriorityClass x: %w", refused), "could not be reached"},
+		"forbidden":             {apierrors.NewForbidden(gr, "x", errors.New("no RBAC")), "lack permission"},
+		"webhook down": {apierrors.NewInternalError(errors.New(`failed calling webhook "vclusterqueue.kb.io": connection refused`)),
+			"Kueue's admission webhook did not answer"},
+		"invalid":        {apierrors.NewInvalid(schema.GroupKind{Group: "kueue.x-k8s.io", Kind: "ClusterQueue"}, "x", nil), "rejected the object as invalid"},
+		"conflict":       {apierrors.NewConflict(gr, "x", errors.New("modified")), "Run the apply again"},
+		"kind not served": {apierrors.NewGenericServerResponse(404, "get", gr, "x", "", 0, true), "Install Kueue"},
+		"no cluster":     {platform.ErrNoCluster, "does not know which cluster"},
+		"grpc denied":    {status.Error(codes.PermissionDenied, "iam.serviceAccounts.getIamPolicy denied"), "lack the IAM permission"},
+		"grpc invalid":   {status.Error(codes.InvalidArgument, "Identity Pool does not exist"), "rejected the request as invalid"},
+		"anything else":  {errors.New("boom"), "the error below has the details"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := Explain(tc.err)
+			plain, original, found := strings.Cut(got, "\n\nOriginal error: ")
+			if !found {
+				t.Fatalf("no original error section in %q", got)
+			}
+			if !strings.Contains(plain, tc.want) {
+				t.Errorf("plain part %q does not contain %q", plain, tc.want)
+			}
+			if diff := cmp.Diff(tc.err.Error(), original); diff != "" {
+				t.Errorf("original error not kept verbatim (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
