@@ -5,12 +5,14 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
@@ -81,53 +83,45 @@ func (r *WorkloadPriorityClass) ValidateConfig(ctx context.Context, req resource
 	addSpecErrors(&resp.Diagnostics, m.toSpec().Validate(), m.known())
 }
 
-func (r *WorkloadPriorityClass) reconciler(ctx context.Context, resp *diagsHolder) (reconcile.WorkloadPriorityClasses, bool) {
+func (r *WorkloadPriorityClass) reconciler(ctx context.Context, diags *diag.Diagnostics) (reconcile.WorkloadPriorityClasses, bool) {
 	kc, err := r.clients.Kube(ctx)
 	if err != nil {
-		diagnostics.Error(resp.diags, "Could Not Connect To The Kubernetes Cluster", err)
+		diagnostics.Error(diags, "Could Not Connect To The Kubernetes Cluster", err)
 		return reconcile.WorkloadPriorityClasses{}, false
 	}
 	return reconcile.NewWorkloadPriorityClasses(kc), true
 }
 
 func (r *WorkloadPriorityClass) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan workloadPriorityClassModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	r.apply(ctx, plan, &diagsHolder{&resp.Diagnostics}, func(m workloadPriorityClassModel) {
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-	})
+	r.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 }
 
 func (r *WorkloadPriorityClass) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan workloadPriorityClassModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	r.apply(ctx, plan, &diagsHolder{&resp.Diagnostics}, func(m workloadPriorityClassModel) {
-		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-	})
+	r.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 }
 
-func (r *WorkloadPriorityClass) apply(ctx context.Context, plan workloadPriorityClassModel, d *diagsHolder, save func(workloadPriorityClassModel)) {
-	desired := plan.toSpec()
-	if errs := desired.Validate(); len(errs) > 0 {
-		diagnostics.FieldErrors(d.diags, errs)
+// apply makes the cluster match the plan and records what the server holds.
+func (r *WorkloadPriorityClass) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
+	var m workloadPriorityClassModel
+	diags.Append(plan.Get(ctx, &m)...)
+	if diags.HasError() {
 		return
 	}
-	rec, ok := r.reconciler(ctx, d)
+	desired := m.toSpec()
+	if errs := desired.Validate(); len(errs) > 0 {
+		diagnostics.FieldErrors(diags, errs)
+		return
+	}
+	rec, ok := r.reconciler(ctx, diags)
 	if !ok {
 		return
 	}
 	got, err := rec.Apply(ctx, reconcile.Ref{Name: desired.Name}, desired)
 	if err != nil {
-		diagnostics.Error(d.diags, "Could Not Apply WorkloadPriorityClass "+desired.Name, err)
+		diagnostics.Error(diags, "Could Not Apply WorkloadPriorityClass "+desired.Name, err)
 		return
 	}
-	save(workloadPriorityClassState(got))
+	diags.Append(state.Set(ctx, workloadPriorityClassState(got))...)
 }
 
 func (r *WorkloadPriorityClass) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -136,7 +130,7 @@ func (r *WorkloadPriorityClass) Read(ctx context.Context, req resource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	rec, ok := r.reconciler(ctx, &diagsHolder{&resp.Diagnostics})
+	rec, ok := r.reconciler(ctx, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -158,7 +152,7 @@ func (r *WorkloadPriorityClass) Delete(ctx context.Context, req resource.DeleteR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	rec, ok := r.reconciler(ctx, &diagsHolder{&resp.Diagnostics})
+	rec, ok := r.reconciler(ctx, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -181,6 +181,21 @@ func defaultNodePool(project string, c *containerpb.Cluster, np *containerpb.Nod
 	touch(np)
 }
 
+// nodePoolRequest is what every node-pool RPC request has: a resource name,
+// or the deprecated project/zone/cluster/pool fields.
+type nodePoolRequest interface {
+	GetName() string
+	GetProjectId() string
+	GetZone() string
+	GetClusterId() string
+	GetNodePoolId() string
+}
+
+// poolLocked resolves the node pool a request addresses.
+func (s *Container) poolLocked(req nodePoolRequest) (c *containerpb.Cluster, np *containerpb.NodePool, key, p, l string, err error) {
+	return s.lookupNodePoolLocked(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
+}
+
 // lookupNodePoolLocked resolves a node pool by resource name or by the
 // deprecated project/zone/cluster/pool fields.
 func (s *Container) lookupNodePoolLocked(name, project, zone, cluster, pool string) (c *containerpb.Cluster, np *containerpb.NodePool, key, p, l string, err error) {
@@ -258,7 +273,7 @@ func (s *Container) GetNodePool(ctx context.Context, req *containerpb.GetNodePoo
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advanceLocked()
-	_, np, _, _, _, err := s.lookupNodePoolLocked(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
+	_, np, _, _, _, err := s.poolLocked(req)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +316,7 @@ func (s *Container) SetNodePoolAutoscaling(ctx context.Context, req *containerpb
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advanceLocked()
-	_, np, key, p, l, err := s.lookupNodePoolLocked(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
+	_, np, key, p, l, err := s.poolLocked(req)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +341,7 @@ func (s *Container) SetNodePoolSize(ctx context.Context, req *containerpb.SetNod
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advanceLocked()
-	_, np, key, p, l, err := s.lookupNodePoolLocked(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
+	_, np, key, p, l, err := s.poolLocked(req)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +361,7 @@ func (s *Container) SetNodePoolManagement(ctx context.Context, req *containerpb.
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advanceLocked()
-	_, np, key, p, l, err := s.lookupNodePoolLocked(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
+	_, np, key, p, l, err := s.poolLocked(req)
 	if err != nil {
 		return nil, err
 	}
@@ -366,7 +381,7 @@ func (s *Container) DeleteNodePool(ctx context.Context, req *containerpb.DeleteN
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advanceLocked()
-	c, np, key, p, l, err := s.lookupNodePoolLocked(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
+	c, np, key, p, l, err := s.poolLocked(req)
 	if err != nil {
 		return nil, err
 	}

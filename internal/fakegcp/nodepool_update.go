@@ -260,7 +260,7 @@ func (s *Container) UpdateNodePool(ctx context.Context, req *containerpb.UpdateN
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advanceLocked()
-	c, np, key, p, l, err := s.lookupNodePoolLocked(req.GetName(), req.GetProjectId(), req.GetZone(), req.GetClusterId(), req.GetNodePoolId())
+	c, np, key, p, l, err := s.poolLocked(req)
 	if err != nil {
 		return nil, err
 	}
