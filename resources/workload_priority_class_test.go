@@ -117,7 +117,7 @@ func TestAccWorkloadPriorityClass(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						acctest.ExpectDrift(addr, "value", 2000, 42),
-						acctest.ExpectDrift(addr, "description", "<nil>", "edited by hand"),
+						acctest.ExpectDrift(addr, "description", nil, "edited by hand"),
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
