@@ -312,7 +312,13 @@ func (s *Container) startNodePoolUpdateLocked(np *containerpb.NodePool, key, p, 
 	})
 }
 
-func (s *Container) SetNodePoolAutoscaling(ctx context.Context, req *containerpb.SetNodePoolAutoscalingRequest) (*containerpb.Operation, error) {
+// mutateNodePool is the shape of the single-purpose node-pool setters: find
+// the pool, validate the request against it, take the cluster's operation
+// slot, then apply the change when the operation completes. validate returns
+// the change to apply.
+func (s *Container) mutateNodePool(req nodePoolRequest, typ containerpb.Operation_Type,
+	validate func(np *containerpb.NodePool, npKey string) (apply func(), err error),
+) (*containerpb.Operation, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advanceLocked()
@@ -320,61 +326,49 @@ func (s *Container) SetNodePoolAutoscaling(ctx context.Context, req *containerpb
 	if err != nil {
 		return nil, err
 	}
-	if err := validateAutoscaling(req.GetAutoscaling()); err != nil {
+	apply, err := validate(np, nodePoolKey(key, np.Name))
+	if err != nil {
 		return nil, err
-	}
-	if np.GetQueuedProvisioning().GetEnabled() && !req.GetAutoscaling().GetEnabled() {
-		return nil, invalidArg("Queued provisioning requires autoscaling to be enabled.")
 	}
 	if err := s.admitLocked(key, np.Name); err != nil {
 		return nil, err
 	}
-	want := proto.Clone(req.GetAutoscaling()).(*containerpb.NodePoolAutoscaling)
-	return s.startNodePoolUpdateLocked(np, key, p, l, containerpb.Operation_UPDATE_CLUSTER, func() {
-		np.Autoscaling = want
-	}), nil
+	return s.startNodePoolUpdateLocked(np, key, p, l, typ, apply), nil
+}
+
+func (s *Container) SetNodePoolAutoscaling(ctx context.Context, req *containerpb.SetNodePoolAutoscalingRequest) (*containerpb.Operation, error) {
+	return s.mutateNodePool(req, containerpb.Operation_UPDATE_CLUSTER, func(np *containerpb.NodePool, _ string) (func(), error) {
+		if err := validateAutoscaling(req.GetAutoscaling()); err != nil {
+			return nil, err
+		}
+		if np.GetQueuedProvisioning().GetEnabled() && !req.GetAutoscaling().GetEnabled() {
+			return nil, invalidArg("Queued provisioning requires autoscaling to be enabled.")
+		}
+		want := proto.Clone(req.GetAutoscaling()).(*containerpb.NodePoolAutoscaling)
+		return func() { np.Autoscaling = want }, nil
+	})
 }
 
 // SetNodePoolSize resizes a pool (per zone). Like GKE it is allowed even when
 // autoscaling is enabled; the autoscaler may later change the size again.
 func (s *Container) SetNodePoolSize(ctx context.Context, req *containerpb.SetNodePoolSizeRequest) (*containerpb.Operation, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.advanceLocked()
-	_, np, key, p, l, err := s.poolLocked(req)
-	if err != nil {
-		return nil, err
-	}
-	if req.GetNodeCount() < 0 {
-		return nil, invalidArg("Invalid value for field \"node_count\": %d. Must be >= 0.", req.GetNodeCount())
-	}
-	if err := s.admitLocked(key, np.Name); err != nil {
-		return nil, err
-	}
-	npKey, n := nodePoolKey(key, np.Name), req.GetNodeCount()
-	return s.startNodePoolUpdateLocked(np, key, p, l, containerpb.Operation_SET_NODE_POOL_SIZE, func() {
-		s.nodeCounts[npKey] = n
-	}), nil
+	return s.mutateNodePool(req, containerpb.Operation_SET_NODE_POOL_SIZE, func(_ *containerpb.NodePool, npKey string) (func(), error) {
+		if req.GetNodeCount() < 0 {
+			return nil, invalidArg("Invalid value for field \"node_count\": %d. Must be >= 0.", req.GetNodeCount())
+		}
+		n := req.GetNodeCount()
+		return func() { s.nodeCounts[npKey] = n }, nil
+	})
 }
 
 func (s *Container) SetNodePoolManagement(ctx context.Context, req *containerpb.SetNodePoolManagementRequest) (*containerpb.Operation, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.advanceLocked()
-	_, np, key, p, l, err := s.poolLocked(req)
-	if err != nil {
-		return nil, err
-	}
-	if req.GetManagement() == nil {
-		return nil, invalidArg("management must be specified.")
-	}
-	if err := s.admitLocked(key, np.Name); err != nil {
-		return nil, err
-	}
-	want := proto.Clone(req.GetManagement()).(*containerpb.NodeManagement)
-	return s.startNodePoolUpdateLocked(np, key, p, l, containerpb.Operation_SET_NODE_POOL_MANAGEMENT, func() {
-		np.Management = want
-	}), nil
+	return s.mutateNodePool(req, containerpb.Operation_SET_NODE_POOL_MANAGEMENT, func(np *containerpb.NodePool, _ string) (func(), error) {
+		if req.GetManagement() == nil {
+			return nil, invalidArg("management must be specified.")
+		}
+		want := proto.Clone(req.GetManagement()).(*containerpb.NodeManagement)
+		return func() { np.Management = want }, nil
+	})
 }
 
 func (s *Container) DeleteNodePool(ctx context.Context, req *containerpb.DeleteNodePoolRequest) (*containerpb.Operation, error) {
