@@ -16,6 +16,7 @@ import (
 func All() []func() resource.Resource {
 	return []func() resource.Resource{
 		NewWorkloadPriorityClass,
+		NewResourceFlavor,
 	}
 }
 

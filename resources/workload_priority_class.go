@@ -2,7 +2,6 @@ package resources
 
 import (
 	"context"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -12,11 +11,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
-	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
-	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
+
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
 var (
@@ -25,16 +25,27 @@ var (
 	_ resource.ResourceWithValidateConfig = &WorkloadPriorityClass{}
 )
 
-// deleteTimeout bounds the wait for a deleted object to disappear.
-const deleteTimeout = 5 * time.Minute
-
 // WorkloadPriorityClass is mlplatform_workload_priority_class.
 type WorkloadPriorityClass struct {
-	clients *platform.Clients
+	crud objectCRUD[workloadPriorityClassModel, spec.WorkloadPriorityClass, *kueuev1beta2.WorkloadPriorityClass, *kueueac.WorkloadPriorityClassApplyConfiguration]
 }
 
 // NewWorkloadPriorityClass is the resource constructor.
-func NewWorkloadPriorityClass() resource.Resource { return &WorkloadPriorityClass{} }
+func NewWorkloadPriorityClass() resource.Resource {
+	return &WorkloadPriorityClass{crud: objectCRUD[workloadPriorityClassModel, spec.WorkloadPriorityClass,
+		*kueuev1beta2.WorkloadPriorityClass, *kueueac.WorkloadPriorityClassApplyConfiguration]{
+		kind:       "WorkloadPriorityClass",
+		reconciler: reconcile.NewWorkloadPriorityClasses,
+		toSpec: func(_ context.Context, m workloadPriorityClassModel, _ *diag.Diagnostics) spec.WorkloadPriorityClass {
+			return m.toSpec()
+		},
+		validate: spec.WorkloadPriorityClass.Validate,
+		ref:      func(m workloadPriorityClassModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
+		toState: func(_ context.Context, s spec.WorkloadPriorityClass, _ workloadPriorityClassModel, _ *diag.Diagnostics) workloadPriorityClassModel {
+			return workloadPriorityClassState(s)
+		},
+	}}
+}
 
 func (r *WorkloadPriorityClass) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_workload_priority_class"
@@ -71,7 +82,7 @@ func (r *WorkloadPriorityClass) Schema(_ context.Context, _ resource.SchemaReque
 }
 
 func (r *WorkloadPriorityClass) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+	r.crud.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *WorkloadPriorityClass) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -83,84 +94,20 @@ func (r *WorkloadPriorityClass) ValidateConfig(ctx context.Context, req resource
 	addSpecErrors(&resp.Diagnostics, m.toSpec().Validate(), m.known())
 }
 
-func (r *WorkloadPriorityClass) reconciler(ctx context.Context, diags *diag.Diagnostics) (reconcile.WorkloadPriorityClasses, bool) {
-	kc, err := r.clients.Kube(ctx)
-	if err != nil {
-		diagnostics.Error(diags, "Could Not Connect To The Kubernetes Cluster", err)
-		return reconcile.WorkloadPriorityClasses{}, false
-	}
-	return reconcile.NewWorkloadPriorityClasses(kc), true
-}
-
 func (r *WorkloadPriorityClass) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 }
 
 func (r *WorkloadPriorityClass) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-// apply makes the cluster match the plan and records what the server holds.
-func (r *WorkloadPriorityClass) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
-	var m workloadPriorityClassModel
-	diags.Append(plan.Get(ctx, &m)...)
-	if diags.HasError() {
-		return
-	}
-	desired := m.toSpec()
-	if errs := desired.Validate(); len(errs) > 0 {
-		diagnostics.FieldErrors(diags, errs)
-		return
-	}
-	rec, ok := r.reconciler(ctx, diags)
-	if !ok {
-		return
-	}
-	got, err := rec.Apply(ctx, reconcile.Ref{Name: desired.Name}, desired)
-	if err != nil {
-		diagnostics.Error(diags, "Could Not Apply WorkloadPriorityClass "+desired.Name, err)
-		return
-	}
-	diags.Append(state.Set(ctx, workloadPriorityClassState(got))...)
+	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 }
 
 func (r *WorkloadPriorityClass) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state workloadPriorityClassModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rec, ok := r.reconciler(ctx, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	got, found, err := rec.Observe(ctx, reconcile.Ref{Name: state.Name.ValueString()})
-	if err != nil {
-		diagnostics.Error(&resp.Diagnostics, "Could Not Read WorkloadPriorityClass "+state.Name.ValueString(), err)
-		return
-	}
-	if !found {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, workloadPriorityClassState(got))...)
+	r.crud.read(ctx, req.State, &resp.State, &resp.Diagnostics)
 }
 
 func (r *WorkloadPriorityClass) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state workloadPriorityClassModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rec, ok := r.reconciler(ctx, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, deleteTimeout)
-	defer cancel()
-	if err := rec.Delete(ctx, reconcile.Ref{Name: state.Name.ValueString()}); err != nil {
-		diagnostics.Error(&resp.Diagnostics, "Could Not Delete WorkloadPriorityClass "+state.Name.ValueString(), err)
-	}
+	r.crud.delete(ctx, req.State, &resp.Diagnostics)
 }
 
 // ImportState imports by name: terraform import mlplatform_workload_priority_class.x NAME.

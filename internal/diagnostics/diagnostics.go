@@ -41,10 +41,12 @@ func AttributePath(p spec.Path) path.Path {
 	return out
 }
 
-// FieldErrors adds one attribute error per spec problem.
+// FieldErrors adds one attribute error per spec problem. The detail names
+// the attribute path too (Terraform shows only the source line, which for a
+// list element does not say which one).
 func FieldErrors(diags *diag.Diagnostics, errs spec.FieldErrors) {
 	for _, e := range errs {
-		diags.AddAttributeError(AttributePath(e.Path), e.Summary, e.Detail)
+		diags.AddAttributeError(AttributePath(e.Path), e.Summary, "Attribute "+e.Path.String()+": "+e.Detail)
 	}
 }
 

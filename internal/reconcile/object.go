@@ -4,12 +4,15 @@ package reconcile
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 )
@@ -19,6 +22,7 @@ import (
 type ObjectAPI[O metav1.Object, AC any] interface {
 	Get(ctx context.Context, name string, opts metav1.GetOptions) (O, error)
 	Apply(ctx context.Context, ac AC, opts metav1.ApplyOptions) (O, error)
+	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (O, error)
 	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
 }
 
@@ -57,23 +61,61 @@ func (o Object[S, O, AC]) Observe(ctx context.Context, ref Ref) (s S, found bool
 }
 
 // Apply makes the object match desired and returns what the server then
-// holds. It writes only when Observe shows a difference; the write takes back
-// ownership of any field someone else changed (force), so an out-of-band
-// edit is undone rather than reported as a conflict.
+// holds. It writes only when Observe shows a difference.
+//
+// The write is a server-side apply that takes back ownership of any managed
+// field someone else changed (force). Server-side apply cannot remove what
+// another field manager added where the platform wants nothing (a map key
+// kubectl added, a list the platform leaves empty), so when the result still
+// differs, Apply sends a JSON merge patch computed between the managed fields
+// only (Build(Read(actual)) → Build(desired)): fields the platform does not
+// manage are never touched. A difference that survives that is reported, not
+// left as a perpetual diff.
 func (o Object[S, O, AC]) Apply(ctx context.Context, ref Ref, desired S) (S, error) {
+	var zero S
 	actual, found, err := o.Observe(ctx, ref)
 	if err != nil {
-		return actual, err
+		return zero, err
 	}
 	if found && len(o.Diff(desired, actual)) == 0 {
 		return actual, nil
 	}
-	obj, err := o.API(ref.Namespace).Apply(ctx, o.Build(desired), metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true})
+	api := o.API(ref.Namespace)
+	obj, err := api.Apply(ctx, o.Build(desired), metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true})
 	if err != nil {
-		var zero S
 		return zero, fmt.Errorf("apply %s %s: %w", o.Kind, ref, err)
 	}
-	return o.Read(obj), nil
+	got := o.Read(obj)
+	if len(o.Diff(desired, got)) == 0 {
+		return got, nil
+	}
+	patch, err := managedFieldsPatch(o.Build(got), o.Build(desired))
+	if err != nil {
+		return zero, fmt.Errorf("restore %s %s: %w", o.Kind, ref, err)
+	}
+	if obj, err = api.Patch(ctx, ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: kube.FieldManager}); err != nil {
+		return zero, fmt.Errorf("restore fields of %s %s set by another writer: %w", o.Kind, ref, err)
+	}
+	got = o.Read(obj)
+	if d := o.Diff(desired, got); len(d) > 0 {
+		return got, fmt.Errorf("%s %s: the server keeps %s different from the configuration after apply "+
+			"(a webhook or controller is changing it); configure the value the server settles on", o.Kind, ref, strings.Join(d, ", "))
+	}
+	return got, nil
+}
+
+// managedFieldsPatch is the JSON merge patch from one apply configuration to
+// another: it sets what differs and nulls what desired leaves out.
+func managedFieldsPatch(actual, desired any) ([]byte, error) {
+	from, err := json.Marshal(actual)
+	if err != nil {
+		return nil, err
+	}
+	to, err := json.Marshal(desired)
+	if err != nil {
+		return nil, err
+	}
+	return jsonpatch.CreateMergePatch(from, to)
 }
 
 // Delete deletes the object and waits until it is gone (finalizers done) or

@@ -1,0 +1,1 @@
+terraform import mlplatform_resource_flavor.h100_spot h100-spot

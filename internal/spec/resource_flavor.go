@@ -1,0 +1,32 @@
+package spec
+
+// ResourceFlavor is a Kueue ResourceFlavor: which nodes a quota applies to
+// (node labels, the taints those nodes carry) and what a workload admitted
+// on it tolerates.
+type ResourceFlavor struct {
+	Name         string
+	NodeLabels   map[string]string
+	NodeTaints   []Taint
+	Tolerations  []Toleration
+	TopologyName string
+}
+
+// Validate mirrors Kueue's CRD rules and admission webhook for ResourceFlavor.
+func (f ResourceFlavor) Validate() FieldErrors {
+	var errs FieldErrors
+	validateObjectName(&errs, Path{"name"}, "ResourceFlavor", f.Name)
+	tooMany(&errs, Path{"node_labels"}, len(f.NodeLabels), maxFlavorItems)
+	tooMany(&errs, Path{"node_taints"}, len(f.NodeTaints), maxFlavorItems)
+	tooMany(&errs, Path{"tolerations"}, len(f.Tolerations), maxFlavorItems)
+	validateLabels(&errs, Path{"node_labels"}, f.NodeLabels)
+	validateTaints(&errs, Path{"node_taints"}, f.NodeTaints)
+	validateTolerations(&errs, Path{"tolerations"}, f.Tolerations)
+	if f.TopologyName != "" {
+		validateObjectName(&errs, Path{"topology_name"}, "Topology", f.TopologyName)
+		if len(f.NodeLabels) == 0 {
+			errs.add(Path{"topology_name"}, "Topology Needs Node Labels",
+				"a flavor with topology_name must select its nodes with at least one node label (Kueue requires it); add node_labels, e.g. the pool's node_selector.")
+		}
+	}
+	return errs
+}

@@ -1,0 +1,158 @@
+package resources
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+// Shared schema pieces and conversions for Kubernetes taints and
+// tolerations, used by every resource that selects or tolerates nodes.
+
+type taintModel struct {
+	Key    types.String `tfsdk:"key"`
+	Value  types.String `tfsdk:"value"`
+	Effect types.String `tfsdk:"effect"`
+}
+
+type tolerationModel struct {
+	Key               types.String `tfsdk:"key"`
+	Operator          types.String `tfsdk:"operator"`
+	Value             types.String `tfsdk:"value"`
+	Effect            types.String `tfsdk:"effect"`
+	TolerationSeconds types.Int64  `tfsdk:"toleration_seconds"`
+}
+
+var nonEmpty = []validator.String{stringvalidator.LengthAtLeast(1)}
+
+func taintAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"key":   schema.StringAttribute{Required: true, MarkdownDescription: "Taint key, e.g. `nvidia.com/gpu`."},
+		"value": schema.StringAttribute{Optional: true, Validators: nonEmpty, MarkdownDescription: "Taint value."},
+		"effect": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.OneOf(spec.TaintEffects...)},
+			MarkdownDescription: "One of `NoSchedule`, `PreferNoSchedule`, `NoExecute`."},
+	}
+}
+
+func tolerationAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"key": schema.StringAttribute{Optional: true, Validators: nonEmpty, MarkdownDescription: "Taint key to tolerate; empty with operator `Exists` tolerates every taint."},
+		"operator": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(spec.TolerationOperators...)},
+			MarkdownDescription: "`Equal` (the default when unset) or `Exists`."},
+		"value": schema.StringAttribute{Optional: true, Validators: nonEmpty, MarkdownDescription: "Value to match with operator `Equal`."},
+		"effect": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(spec.TaintEffects...)},
+			MarkdownDescription: "Effect to tolerate; unset tolerates every effect."},
+		"toleration_seconds": schema.Int64Attribute{Optional: true, MarkdownDescription: "With effect `NoExecute`: how long the pod stays after the taint appears."},
+	}
+}
+
+var (
+	taintType      = types.ObjectType{AttrTypes: map[string]attr.Type{"key": types.StringType, "value": types.StringType, "effect": types.StringType}}
+	tolerationType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"key": types.StringType, "operator": types.StringType, "value": types.StringType, "effect": types.StringType, "toleration_seconds": types.Int64Type,
+	}}
+)
+
+func taintsFromList(ctx context.Context, l types.List, diags *diag.Diagnostics) []spec.Taint {
+	var ms []taintModel
+	diags.Append(l.ElementsAs(ctx, &ms, false)...)
+	out := make([]spec.Taint, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, spec.Taint{Key: m.Key.ValueString(), Value: m.Value.ValueString(), Effect: m.Effect.ValueString()})
+	}
+	return out
+}
+
+func tolerationsFromList(ctx context.Context, l types.List, diags *diag.Diagnostics) []spec.Toleration {
+	var ms []tolerationModel
+	diags.Append(l.ElementsAs(ctx, &ms, false)...)
+	out := make([]spec.Toleration, 0, len(ms))
+	for _, m := range ms {
+		t := spec.Toleration{Key: m.Key.ValueString(), Operator: m.Operator.ValueString(), Value: m.Value.ValueString(), Effect: m.Effect.ValueString()}
+		if !m.TolerationSeconds.IsNull() && !m.TolerationSeconds.IsUnknown() {
+			v := m.TolerationSeconds.ValueInt64()
+			t.TolerationSeconds = &v
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func optString(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+func taintsToList(ctx context.Context, ts []spec.Taint, prior types.List, diags *diag.Diagnostics) types.List {
+	if len(ts) == 0 {
+		return emptyLike(prior, taintType)
+	}
+	ms := make([]taintModel, 0, len(ts))
+	for _, t := range ts {
+		ms = append(ms, taintModel{Key: types.StringValue(t.Key), Value: optString(t.Value), Effect: types.StringValue(t.Effect)})
+	}
+	l, d := types.ListValueFrom(ctx, taintType, ms)
+	diags.Append(d...)
+	return l
+}
+
+func tolerationsToList(ctx context.Context, ts []spec.Toleration, prior types.List, diags *diag.Diagnostics) types.List {
+	if len(ts) == 0 {
+		return emptyLike(prior, tolerationType)
+	}
+	ms := make([]tolerationModel, 0, len(ts))
+	for _, t := range ts {
+		m := tolerationModel{Key: optString(t.Key), Operator: optString(t.Operator), Value: optString(t.Value), Effect: optString(t.Effect),
+			TolerationSeconds: types.Int64PointerValue(t.TolerationSeconds)}
+		ms = append(ms, m)
+	}
+	l, d := types.ListValueFrom(ctx, tolerationType, ms)
+	diags.Append(d...)
+	return l
+}
+
+// emptyLike keeps a configured empty list as empty (not null) when the
+// server holds nothing, so `x = []` and an omitted x both plan cleanly.
+func emptyLike(prior types.List, elem attr.Type) types.List {
+	if !prior.IsNull() && !prior.IsUnknown() && len(prior.Elements()) == 0 {
+		return types.ListValueMust(elem, nil)
+	}
+	return types.ListNull(elem)
+}
+
+func stringMap(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[string]string {
+	if m.IsNull() || m.IsUnknown() {
+		return nil
+	}
+	out := map[string]string{}
+	diags.Append(m.ElementsAs(ctx, &out, false)...)
+	return out
+}
+
+func stringMapState(ctx context.Context, m map[string]string, prior types.Map, diags *diag.Diagnostics) types.Map {
+	if len(m) == 0 {
+		if !prior.IsNull() && !prior.IsUnknown() && len(prior.Elements()) == 0 {
+			return types.MapValueMust(types.StringType, map[string]attr.Value{})
+		}
+		return types.MapNull(types.StringType)
+	}
+	v, d := types.MapValueFrom(ctx, types.StringType, m)
+	diags.Append(d...)
+	return v
+}
+
+// fullyKnown reports whether v and everything inside it is known, so
+// plan-time validation skips values that depend on resources not yet created.
+func fullyKnown(ctx context.Context, v attr.Value) bool {
+	tv, err := v.ToTerraformValue(ctx)
+	return err == nil && tv.IsFullyKnown()
+}

@@ -1,0 +1,132 @@
+package resources
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = &ResourceFlavor{}
+	_ resource.ResourceWithImportState    = &ResourceFlavor{}
+	_ resource.ResourceWithValidateConfig = &ResourceFlavor{}
+)
+
+// ResourceFlavor is mlplatform_resource_flavor.
+type ResourceFlavor struct {
+	crud objectCRUD[resourceFlavorModel, spec.ResourceFlavor, *kueuev1beta2.ResourceFlavor, *kueueac.ResourceFlavorApplyConfiguration]
+}
+
+// NewResourceFlavor is the resource constructor.
+func NewResourceFlavor() resource.Resource {
+	return &ResourceFlavor{crud: objectCRUD[resourceFlavorModel, spec.ResourceFlavor, *kueuev1beta2.ResourceFlavor, *kueueac.ResourceFlavorApplyConfiguration]{
+		kind:       "ResourceFlavor",
+		reconciler: reconcile.NewResourceFlavors,
+		toSpec: func(ctx context.Context, m resourceFlavorModel, d *diag.Diagnostics) spec.ResourceFlavor {
+			return m.toSpec(ctx, d)
+		},
+		validate: spec.ResourceFlavor.Validate,
+		ref:      func(m resourceFlavorModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
+		toState:  resourceFlavorState,
+	}}
+}
+
+func (r *ResourceFlavor) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_resource_flavor"
+}
+
+// topologySet reports whether the flavor in state has a topology, after
+// which Kueue makes node labels, tolerations and the topology immutable.
+func topologySet(ctx context.Context, state tfsdk.State) bool {
+	if state.Raw.IsNull() {
+		return false
+	}
+	var t types.String
+	state.GetAttribute(ctx, path.Root("topology_name"), &t)
+	return !t.IsNull() && !t.IsUnknown() && t.ValueString() != ""
+}
+
+const immutableWithTopology = "Kueue makes this immutable once the flavor has a topology_name, so changing it replaces the flavor."
+
+func (r *ResourceFlavor) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Kueue `ResourceFlavor` (kueue.x-k8s.io/v1beta2): a kind of node that quotas are granted on. " +
+			"Workloads admitted on the flavor get its `node_labels` as node selector and its `tolerations`, so wire them from the " +
+			"GPU pool they stand for: `node_labels = mlplatform_gpu_pool.x.node_selector`, `tolerations = mlplatform_gpu_pool.x.workload_tolerations`. " +
+			"Kueue holds a flavor (finalizer `kueue.x-k8s.io/resource-in-use`) while a ClusterQueue uses it; deleting it waits until the queues let go.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The flavor name.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Flavor name, referenced by ClusterQueue quotas. Changing it replaces the flavor.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+			"node_labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Labels of the nodes this flavor stands for (at most 8); added to the node selector of admitted workloads. " + immutableWithTopology,
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.MapRequest, resp *mapplanmodifier.RequiresReplaceIfFuncResponse) {
+					resp.RequiresReplace = topologySet(ctx, req.State)
+				}, "Replaces the flavor when it has a topology.", "Replaces the flavor when it has a topology.")}},
+			"node_taints": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: taintAttributes()},
+				MarkdownDescription: "Taints the flavor's nodes carry (at most 8); a workload is admitted on the flavor only if it tolerates them. " +
+					"Leave empty when the taints are in `tolerations` (GKE GPU pools: the pool's `workload_tolerations` already cover its taints)."},
+			"tolerations": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: tolerationAttributes()},
+				MarkdownDescription: "Tolerations added to admitted workloads (at most 8). " + immutableWithTopology,
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
+					resp.RequiresReplace = topologySet(ctx, req.State)
+				}, "Replaces the flavor when it has a topology.", "Replaces the flavor when it has a topology.")}},
+			"topology_name": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+				MarkdownDescription: "Name of a Kueue Topology for topology-aware scheduling; needs at least one node label. " + immutableWithTopology,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+					resp.RequiresReplace = topologySet(ctx, req.State)
+				}, "Replaces the flavor when it had a topology.", "Replaces the flavor when it had a topology.")}},
+		},
+	}
+}
+
+func (r *ResourceFlavor) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.crud.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *ResourceFlavor) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m resourceFlavorModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	s := m.toSpec(ctx, &resp.Diagnostics)
+	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
+}
+
+func (r *ResourceFlavor) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+func (r *ResourceFlavor) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+func (r *ResourceFlavor) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	r.crud.read(ctx, req.State, &resp.State, &resp.Diagnostics)
+}
+
+func (r *ResourceFlavor) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	r.crud.delete(ctx, req.State, &resp.Diagnostics)
+}
+
+// ImportState imports by name: terraform import mlplatform_resource_flavor.x NAME.
+func (r *ResourceFlavor) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+}
