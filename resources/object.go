@@ -34,6 +34,11 @@ type objectCRUD[M any, S any, O metav1.Object, AC any] struct {
 	// toState converts what the server holds into state; prior is the plan or
 	// the previous state (to keep an empty list empty rather than null).
 	toState func(context.Context, S, M, *diag.Diagnostics) M
+	// afterApply, when set, runs once the object is applied and its state
+	// recorded, e.g. to wait until the controller reports it active. An error
+	// leaves the recorded state in place, so nothing is orphaned and the next
+	// apply repairs it.
+	afterApply func(context.Context, reconcile.Object[S, O, AC], M, S) error
 }
 
 func (c *objectCRUD[M, S, O, AC]) rec(ctx context.Context, diags *diag.Diagnostics) (reconcile.Object[S, O, AC], bool) {
@@ -71,6 +76,11 @@ func (c *objectCRUD[M, S, O, AC]) apply(ctx context.Context, plan tfsdk.Plan, st
 		return
 	}
 	diags.Append(state.Set(ctx, c.toState(ctx, got, m, diags))...)
+	if c.afterApply != nil && !diags.HasError() {
+		if err := c.afterApply(ctx, r, m, desired); err != nil {
+			diagnostics.Error(diags, c.kind+" "+ref.String()+" Is Not Active", err)
+		}
+	}
 }
 
 // read refreshes state from the server, removing it when the object is gone.

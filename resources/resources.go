@@ -17,6 +17,7 @@ func All() []func() resource.Resource {
 	return []func() resource.Resource{
 		NewWorkloadPriorityClass,
 		NewResourceFlavor,
+		NewLocalQueue,
 	}
 }
 

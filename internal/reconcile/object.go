@@ -34,7 +34,10 @@ type Object[S any, O metav1.Object, AC any] struct {
 	Build func(S) AC                              // spec → apply configuration
 	Read  func(O) S                               // object → spec
 	Diff  func(desired, actual S) []string        // names of fields that differ; empty = in sync
-	// Poll is how often Delete checks that the object is gone. Default 200ms.
+	// Ready, when set, says whether the controller reports the object ready
+	// (for WaitReady).
+	Ready func(O) Readiness
+	// Poll is how often Delete and WaitReady look again. Default 200ms.
 	Poll time.Duration
 }
 

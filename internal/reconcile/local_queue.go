@@ -1,0 +1,65 @@
+package reconcile
+
+import (
+	"fmt"
+
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueue"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+// LocalQueues reconciles Kueue LocalQueues.
+type LocalQueues = Object[spec.LocalQueue, *kueuev1beta2.LocalQueue, *kueueac.LocalQueueApplyConfiguration]
+
+// NewLocalQueues reconciles through c.
+func NewLocalQueues(c *kube.Client) LocalQueues {
+	return LocalQueues{
+		Kind: "LocalQueue",
+		API: func(ns string) ObjectAPI[*kueuev1beta2.LocalQueue, *kueueac.LocalQueueApplyConfiguration] {
+			return c.Kueue.KueueV1beta2().LocalQueues(ns)
+		},
+		Build: kueue.LocalQueue,
+		Read:  kueue.LocalQueueSpec,
+		Diff:  DiffLocalQueue,
+		Ready: func(q *kueuev1beta2.LocalQueue) Readiness {
+			return ConditionReadiness(q.Status.Conditions, kueuev1beta2.LocalQueueActive)
+		},
+	}
+}
+
+// DiffLocalQueue names the fields of actual that differ from desired.
+func DiffLocalQueue(desired, actual spec.LocalQueue) []string {
+	var d []string
+	if desired.ClusterQueue != actual.ClusterQueue {
+		d = append(d, "cluster_queue")
+	}
+	if stopOrNone(desired.StopPolicy) != stopOrNone(actual.StopPolicy) {
+		d = append(d, "stop_policy")
+	}
+	return d
+}
+
+func stopOrNone(p string) string {
+	if p == "" {
+		return string(kueuev1beta2.None)
+	}
+	return p
+}
+
+// ExplainLocalQueue says in plain words why a LocalQueue is not active.
+func ExplainLocalQueue(q spec.LocalQueue) func(Readiness) string {
+	return func(r Readiness) string {
+		switch r.Reason {
+		case "ClusterQueueDoesNotExist":
+			return fmt.Sprintf("its ClusterQueue %q does not exist; create it (mlplatform_cluster_queue) or fix cluster_queue", q.ClusterQueue)
+		case "ClusterQueueIsInactive":
+			return fmt.Sprintf("its ClusterQueue %q is not active; see why with kubectl describe clusterqueue %s", q.ClusterQueue, q.ClusterQueue)
+		case "NoStatus":
+			return "Kueue has not reported on it; check that the Kueue manager is running (kubectl -n kueue-system get pods)"
+		}
+		return ""
+	}
+}

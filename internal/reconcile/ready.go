@@ -1,0 +1,70 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Readiness is what a controller reports about an object: whether it is
+// ready, and if not, why (its condition's reason and message).
+type Readiness struct {
+	Ready   bool
+	Reason  string
+	Message string
+}
+
+// ConditionReadiness reads the condition of type t.
+func ConditionReadiness(conds []metav1.Condition, t string) Readiness {
+	c := meta.FindStatusCondition(conds, t)
+	if c == nil {
+		return Readiness{Reason: "NoStatus", Message: "the controller has not reported status yet"}
+	}
+	return Readiness{Ready: c.Status == metav1.ConditionTrue, Reason: c.Reason, Message: c.Message}
+}
+
+// ErrNotReady is returned (wrapped) when an object does not become ready in time.
+var ErrNotReady = errors.New("not ready")
+
+// WaitReady polls the object until o.Ready says so, or ctx ends. explain
+// turns the last reported reason into plain words (may be nil).
+func (o Object[S, O, AC]) WaitReady(ctx context.Context, ref Ref, explain func(Readiness) string) error {
+	if o.Ready == nil {
+		return nil
+	}
+	poll := o.Poll
+	if poll == 0 {
+		poll = 200 * time.Millisecond
+	}
+	start := time.Now()
+	var last Readiness
+	for {
+		obj, err := o.API(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			last = Readiness{Reason: "Deleted", Message: "the object was deleted while waiting for it"}
+		case err != nil && ctx.Err() == nil:
+			return fmt.Errorf("read %s %s while waiting for it to become ready: %w", o.Kind, ref, err)
+		case err == nil:
+			if last = o.Ready(obj); last.Ready {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			why := fmt.Sprintf("%s: %s", last.Reason, last.Message)
+			if explain != nil {
+				if s := explain(last); s != "" {
+					why = s + " (Kueue says " + why + ")"
+				}
+			}
+			return fmt.Errorf("%s %s is not active after %s: %s: %w", o.Kind, ref, time.Since(start).Round(time.Second), why, ErrNotReady)
+		case <-time.After(poll):
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = &LocalQueue{}
+	_ resource.ResourceWithImportState    = &LocalQueue{}
+	_ resource.ResourceWithValidateConfig = &LocalQueue{}
+)
+
+// LocalQueue is mlplatform_local_queue.
+type LocalQueue struct {
+	crud objectCRUD[localQueueModel, spec.LocalQueue, *kueuev1beta2.LocalQueue, *kueueac.LocalQueueApplyConfiguration]
+}
+
+// NewLocalQueue is the resource constructor.
+func NewLocalQueue() resource.Resource {
+	return &LocalQueue{crud: objectCRUD[localQueueModel, spec.LocalQueue, *kueuev1beta2.LocalQueue, *kueueac.LocalQueueApplyConfiguration]{
+		kind:       "LocalQueue",
+		reconciler: reconcile.NewLocalQueues,
+		toSpec:     func(_ context.Context, m localQueueModel, _ *diag.Diagnostics) spec.LocalQueue { return m.toSpec() },
+		validate:   spec.LocalQueue.Validate,
+		ref: func(m localQueueModel) reconcile.Ref {
+			return reconcile.Ref{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString()}
+		},
+		toState: func(_ context.Context, s spec.LocalQueue, prior localQueueModel, _ *diag.Diagnostics) localQueueModel {
+			return localQueueState(s, prior)
+		},
+		afterApply: func(ctx context.Context, r reconcile.LocalQueues, m localQueueModel, desired spec.LocalQueue) error {
+			wait, timeout := waitSettings(m.WaitForActive, m.ActiveTimeout)
+			if !wait || (desired.StopPolicy != "" && desired.StopPolicy != string(kueuev1beta2.None)) {
+				return nil
+			}
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			return r.WaitReady(ctx, reconcile.Ref{Namespace: desired.Namespace, Name: desired.Name}, reconcile.ExplainLocalQueue(desired))
+		},
+	}}
+}
+
+func (r *LocalQueue) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_local_queue"
+}
+
+func (r *LocalQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	attrs := map[string]schema.Attribute{
+		"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`namespace/name`.",
+			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+		"namespace": schema.StringAttribute{Required: true, PlanModifiers: replace,
+			MarkdownDescription: "The team namespace the queue serves. Changing it replaces the queue."},
+		"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
+			MarkdownDescription: "Queue name; jobs name it in the label `kueue.x-k8s.io/queue-name`. Changing it replaces the queue."},
+		"cluster_queue": schema.StringAttribute{Required: true, PlanModifiers: replace,
+			MarkdownDescription: "The ClusterQueue whose quota this queue draws on. Kueue makes it immutable, so changing it replaces the queue."},
+		"stop_policy": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("None"),
+			Validators:          []validator.String{stringvalidator.OneOf(spec.StopPolicies...)},
+			MarkdownDescription: "`None` (admit), `Hold` (admit nothing new) or `HoldAndDrain` (also evict what is admitted). Default `None`."},
+	}
+	for k, v := range waitAttributes("queue") {
+		attrs[k] = v
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Kueue `LocalQueue` (kueue.x-k8s.io/v1beta2): a team namespace's entry point to a ClusterQueue. " +
+			"Jobs submit to it with the label `kueue.x-k8s.io/queue-name: <name>`. After apply the provider waits until Kueue " +
+			"reports the queue active, so a queue pointing at a missing or inactive ClusterQueue fails the apply with the reason.",
+		Attributes: attrs,
+	}
+}
+
+func (r *LocalQueue) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.crud.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *LocalQueue) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m localQueueModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if !resp.Diagnostics.HasError() {
+		addSpecErrors(&resp.Diagnostics, m.toSpec().Validate(), m.known(ctx))
+	}
+}
+
+func (r *LocalQueue) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+func (r *LocalQueue) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+func (r *LocalQueue) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	r.crud.read(ctx, req.State, &resp.State, &resp.Diagnostics)
+}
+
+func (r *LocalQueue) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	r.crud.delete(ctx, req.State, &resp.Diagnostics)
+}
+
+// ImportState imports by NAMESPACE/NAME.
+func (r *LocalQueue) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ns, name, ok := strings.Cut(req.ID, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		resp.Diagnostics.AddError("Invalid Import ID",
+			fmt.Sprintf("A local queue is imported as NAMESPACE/NAME (e.g. team-vision/gpu); got %q.", req.ID))
+		return
+	}
+	for attr, v := range map[string]string{"id": req.ID, "namespace": ns, "name": name} {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
+	}
+	for attr, v := range waitDefaults() {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
+	}
+}
