@@ -129,12 +129,18 @@ func emptyLike(prior types.List, elem attr.Type) types.List {
 	return types.ListNull(elem)
 }
 
+// stringMap reads a map of strings; unknown values (from resources not yet
+// created) read as "": validation skips attributes that are not fully known.
 func stringMap(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[string]string {
 	if m.IsNull() || m.IsUnknown() {
 		return nil
 	}
-	out := map[string]string{}
-	diags.Append(m.ElementsAs(ctx, &out, false)...)
+	vals := map[string]types.String{}
+	diags.Append(m.ElementsAs(ctx, &vals, false)...)
+	out := make(map[string]string, len(vals))
+	for k, v := range vals {
+		out[k] = v.ValueString()
+	}
 	return out
 }
 

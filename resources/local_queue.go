@@ -15,8 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -29,14 +29,14 @@ var (
 
 // LocalQueue is mlplatform_local_queue.
 type LocalQueue struct {
-	crud objectCRUD[localQueueModel, spec.LocalQueue, *kueuev1beta2.LocalQueue, *kueueac.LocalQueueApplyConfiguration]
+	crud objectCRUD[localQueueModel, spec.LocalQueue]
 }
 
 // NewLocalQueue is the resource constructor.
 func NewLocalQueue() resource.Resource {
-	return &LocalQueue{crud: objectCRUD[localQueueModel, spec.LocalQueue, *kueuev1beta2.LocalQueue, *kueueac.LocalQueueApplyConfiguration]{
+	return &LocalQueue{crud: objectCRUD[localQueueModel, spec.LocalQueue]{
 		kind:       "LocalQueue",
-		reconciler: reconcile.NewLocalQueues,
+		reconciler: reconcilerOf[spec.LocalQueue](reconcile.NewLocalQueues),
 		toSpec:     func(_ context.Context, m localQueueModel, _ *diag.Diagnostics) spec.LocalQueue { return m.toSpec() },
 		validate:   spec.LocalQueue.Validate,
 		ref: func(m localQueueModel) reconcile.Ref {
@@ -45,14 +45,14 @@ func NewLocalQueue() resource.Resource {
 		toState: func(_ context.Context, s spec.LocalQueue, prior localQueueModel, _ *diag.Diagnostics) localQueueModel {
 			return localQueueState(s, prior)
 		},
-		afterApply: func(ctx context.Context, r reconcile.LocalQueues, m localQueueModel, desired spec.LocalQueue) error {
+		afterApply: func(ctx context.Context, kc *kube.Client, m localQueueModel, desired spec.LocalQueue) error {
 			wait, timeout := waitSettings(m.WaitForActive, m.ActiveTimeout)
 			if !wait || (desired.StopPolicy != "" && desired.StopPolicy != string(kueuev1beta2.None)) {
 				return nil
 			}
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			return r.WaitReady(ctx, reconcile.Ref{Namespace: desired.Namespace, Name: desired.Name}, reconcile.ExplainLocalQueue(desired))
+			return reconcile.NewLocalQueues(kc).WaitReady(ctx, reconcile.Ref{Namespace: desired.Namespace, Name: desired.Name}, reconcile.ExplainLocalQueue(desired))
 		},
 	}}
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
@@ -18,13 +17,27 @@ import (
 // deleteTimeout bounds the wait for a deleted object to disappear.
 const deleteTimeout = 5 * time.Minute
 
+// specReconciler is what the CRUD glue needs of a reconciler. A
+// reconcile.Object satisfies it, and so does a reconciler that composes
+// several objects into one spec (reconcile.ProvisioningAdmissionChecks).
+type specReconciler[S any] interface {
+	Observe(ctx context.Context, ref reconcile.Ref) (S, bool, error)
+	Apply(ctx context.Context, ref reconcile.Ref, desired S) (S, error)
+	Delete(ctx context.Context, ref reconcile.Ref) error
+}
+
+// reconcilerOf adapts a constructor of a concrete reconciler.
+func reconcilerOf[S any, R specReconciler[S]](f func(*kube.Client) R) func(*kube.Client) specReconciler[S] {
+	return func(c *kube.Client) specReconciler[S] { return f(c) }
+}
+
 // objectCRUD is the Create/Read/Update/Delete glue of a resource backed by
-// one Kubernetes object: Terraform model M ⇄ spec S, reconciled by
-// reconcile.Object. Resources embed it and keep only schema and conversions.
-type objectCRUD[M any, S any, O metav1.Object, AC any] struct {
+// Kubernetes objects: Terraform model M ⇄ spec S, reconciled by a
+// specReconciler. Resources embed it and keep only schema and conversions.
+type objectCRUD[M any, S any] struct {
 	kind       string
 	clients    *platform.Clients
-	reconciler func(*kube.Client) reconcile.Object[S, O, AC]
+	reconciler func(*kube.Client) specReconciler[S]
 	// toSpec converts a plan (or config) into the desired spec.
 	toSpec func(context.Context, M, *diag.Diagnostics) S
 	// validate is the spec's Validate.
@@ -38,20 +51,20 @@ type objectCRUD[M any, S any, O metav1.Object, AC any] struct {
 	// recorded, e.g. to wait until the controller reports it active. An error
 	// leaves the recorded state in place, so nothing is orphaned and the next
 	// apply repairs it.
-	afterApply func(context.Context, reconcile.Object[S, O, AC], M, S) error
+	afterApply func(context.Context, *kube.Client, M, S) error
 }
 
-func (c *objectCRUD[M, S, O, AC]) rec(ctx context.Context, diags *diag.Diagnostics) (reconcile.Object[S, O, AC], bool) {
+func (c *objectCRUD[M, S]) kube(ctx context.Context, diags *diag.Diagnostics) (*kube.Client, bool) {
 	kc, err := c.clients.Kube(ctx)
 	if err != nil {
 		diagnostics.Error(diags, "Could Not Connect To The Kubernetes Cluster", err)
-		return reconcile.Object[S, O, AC]{}, false
+		return nil, false
 	}
-	return c.reconciler(kc), true
+	return kc, true
 }
 
 // apply makes the cluster match the plan and records what the server holds.
-func (c *objectCRUD[M, S, O, AC]) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
+func (c *objectCRUD[M, S]) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
 	var m M
 	diags.Append(plan.Get(ctx, &m)...)
 	if diags.HasError() {
@@ -65,10 +78,11 @@ func (c *objectCRUD[M, S, O, AC]) apply(ctx context.Context, plan tfsdk.Plan, st
 		diagnostics.FieldErrors(diags, errs)
 		return
 	}
-	r, ok := c.rec(ctx, diags)
+	kc, ok := c.kube(ctx, diags)
 	if !ok {
 		return
 	}
+	r := c.reconciler(kc)
 	ref := c.ref(m)
 	got, err := r.Apply(ctx, ref, desired)
 	if err != nil {
@@ -77,23 +91,24 @@ func (c *objectCRUD[M, S, O, AC]) apply(ctx context.Context, plan tfsdk.Plan, st
 	}
 	diags.Append(state.Set(ctx, c.toState(ctx, got, m, diags))...)
 	if c.afterApply != nil && !diags.HasError() {
-		if err := c.afterApply(ctx, r, m, desired); err != nil {
+		if err := c.afterApply(ctx, kc, m, desired); err != nil {
 			diagnostics.Error(diags, c.kind+" "+ref.String()+" Is Not Active", err)
 		}
 	}
 }
 
 // read refreshes state from the server, removing it when the object is gone.
-func (c *objectCRUD[M, S, O, AC]) read(ctx context.Context, current tfsdk.State, state *tfsdk.State, diags *diag.Diagnostics) {
+func (c *objectCRUD[M, S]) read(ctx context.Context, current tfsdk.State, state *tfsdk.State, diags *diag.Diagnostics) {
 	var m M
 	diags.Append(current.Get(ctx, &m)...)
 	if diags.HasError() {
 		return
 	}
-	r, ok := c.rec(ctx, diags)
+	kc, ok := c.kube(ctx, diags)
 	if !ok {
 		return
 	}
+	r := c.reconciler(kc)
 	ref := c.ref(m)
 	got, found, err := r.Observe(ctx, ref)
 	if err != nil {
@@ -108,16 +123,17 @@ func (c *objectCRUD[M, S, O, AC]) read(ctx context.Context, current tfsdk.State,
 }
 
 // delete deletes the object and waits until it is gone.
-func (c *objectCRUD[M, S, O, AC]) delete(ctx context.Context, current tfsdk.State, diags *diag.Diagnostics) {
+func (c *objectCRUD[M, S]) delete(ctx context.Context, current tfsdk.State, diags *diag.Diagnostics) {
 	var m M
 	diags.Append(current.Get(ctx, &m)...)
 	if diags.HasError() {
 		return
 	}
-	r, ok := c.rec(ctx, diags)
+	kc, ok := c.kube(ctx, diags)
 	if !ok {
 		return
 	}
+	r := c.reconciler(kc)
 	ctx, cancel := context.WithTimeout(ctx, deleteTimeout)
 	defer cancel()
 	ref := c.ref(m)

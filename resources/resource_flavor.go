@@ -13,8 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
@@ -28,14 +26,14 @@ var (
 
 // ResourceFlavor is mlplatform_resource_flavor.
 type ResourceFlavor struct {
-	crud objectCRUD[resourceFlavorModel, spec.ResourceFlavor, *kueuev1beta2.ResourceFlavor, *kueueac.ResourceFlavorApplyConfiguration]
+	crud objectCRUD[resourceFlavorModel, spec.ResourceFlavor]
 }
 
 // NewResourceFlavor is the resource constructor.
 func NewResourceFlavor() resource.Resource {
-	return &ResourceFlavor{crud: objectCRUD[resourceFlavorModel, spec.ResourceFlavor, *kueuev1beta2.ResourceFlavor, *kueueac.ResourceFlavorApplyConfiguration]{
+	return &ResourceFlavor{crud: objectCRUD[resourceFlavorModel, spec.ResourceFlavor]{
 		kind:       "ResourceFlavor",
-		reconciler: reconcile.NewResourceFlavors,
+		reconciler: reconcilerOf[spec.ResourceFlavor](reconcile.NewResourceFlavors),
 		toSpec: func(ctx context.Context, m resourceFlavorModel, d *diag.Diagnostics) spec.ResourceFlavor {
 			return m.toSpec(ctx, d)
 		},

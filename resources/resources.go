@@ -17,7 +17,10 @@ func All() []func() resource.Resource {
 	return []func() resource.Resource{
 		NewWorkloadPriorityClass,
 		NewResourceFlavor,
+		NewCohort,
+		NewProvisioningAdmissionCheck,
 		NewLocalQueue,
+		NewClusterQueue,
 	}
 }
 

@@ -12,9 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
-	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
-
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -27,15 +24,14 @@ var (
 
 // WorkloadPriorityClass is mlplatform_workload_priority_class.
 type WorkloadPriorityClass struct {
-	crud objectCRUD[workloadPriorityClassModel, spec.WorkloadPriorityClass, *kueuev1beta2.WorkloadPriorityClass, *kueueac.WorkloadPriorityClassApplyConfiguration]
+	crud objectCRUD[workloadPriorityClassModel, spec.WorkloadPriorityClass]
 }
 
 // NewWorkloadPriorityClass is the resource constructor.
 func NewWorkloadPriorityClass() resource.Resource {
-	return &WorkloadPriorityClass{crud: objectCRUD[workloadPriorityClassModel, spec.WorkloadPriorityClass,
-		*kueuev1beta2.WorkloadPriorityClass, *kueueac.WorkloadPriorityClassApplyConfiguration]{
+	return &WorkloadPriorityClass{crud: objectCRUD[workloadPriorityClassModel, spec.WorkloadPriorityClass]{
 		kind:       "WorkloadPriorityClass",
-		reconciler: reconcile.NewWorkloadPriorityClasses,
+		reconciler: reconcilerOf[spec.WorkloadPriorityClass](reconcile.NewWorkloadPriorityClasses),
 		toSpec: func(_ context.Context, m workloadPriorityClassModel, _ *diag.Diagnostics) spec.WorkloadPriorityClass {
 			return m.toSpec()
 		},

@@ -6,6 +6,7 @@
 #   kube-apiserver, kube-controller-manager  from k8s.io/kubernetes  (K8S_VERSION)
 #   etcd                                     from go.etcd.io/etcd/server/v3 (ETCD_VERSION)
 #   kueue manager + its CRDs and webhooks    from sigs.k8s.io/kueue   (KUEUE_VERSION)
+#   ProvisioningRequest CRD (as on GKE)      from k8s.io/autoscaler/cluster-autoscaler/apis (the version Kueue pins)
 #   terraform >= 1.5 from PATH, else OpenTofu built from its module source (TOFU_VERSION)
 #
 # Writes $MLPLATFORM_CACHE/tools.env (sourced by the GNUmakefile and .ci/run):
@@ -75,6 +76,23 @@ if [ ! -f "$BINS/.kueue-$KUEUE_VERSION" ]; then
   cp "$dir"/config/components/webhook/manifests.yaml "$BINS/kueue-manifests/webhooks.yaml"
   chmod -R u+w "$BINS/kueue-manifests"
   touch "$BINS/.kueue-$KUEUE_VERSION"; say "kueue built in $(elapsed "$t0")"
+fi
+
+# --- ProvisioningRequest CRD ---------------------------------------------------
+# GKE's cluster autoscaler serves autoscaling.x-k8s.io ProvisioningRequests
+# (Dynamic Workload Scheduler / flex-start); without the API, Kueue skips its
+# provisioning admission-check controller. Take the CRD from the exact
+# cluster-autoscaler/apis version Kueue's go.mod pins.
+if [ ! -f "$BINS/.provreq-$KUEUE_VERSION" ]; then
+  say "fetching the ProvisioningRequest CRD (as GKE's cluster autoscaler serves it)"
+  kdir=$(cd "$TMP" && go mod download -json "sigs.k8s.io/kueue@v$KUEUE_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*$/\1/p')
+  ver=$(awk '$1 == "k8s.io/autoscaler/cluster-autoscaler/apis" {print $2; exit}' "$kdir/go.mod")
+  [ -n "$ver" ] || { say "Kueue's go.mod does not name k8s.io/autoscaler/cluster-autoscaler/apis"; exit 1; }
+  adir=$(cd "$TMP" && go mod download -json "k8s.io/autoscaler/cluster-autoscaler/apis@$ver" | sed -n 's/.*"Dir": "\(.*\)",*$/\1/p')
+  mkdir -p "$BINS/kueue-manifests/gke"
+  cp "$adir/config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml" "$BINS/kueue-manifests/gke/"
+  chmod -R u+w "$BINS/kueue-manifests/gke"
+  touch "$BINS/.provreq-$KUEUE_VERSION"
 fi
 
 # --- Terraform CLI ------------------------------------------------------------

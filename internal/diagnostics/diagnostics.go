@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
@@ -72,6 +73,12 @@ func plain(err error) string {
 	switch {
 	case errors.As(err, &fe):
 		return "The configuration is not valid: " + fe.Error()
+	case errors.Is(err, reconcile.ErrInUse):
+		return "Kueue still uses this object, so the provider did not delete it (Kueue would only hold it in Terminating). " +
+			"The details below name what uses it and what to do."
+	case errors.Is(err, reconcile.ErrNotReady):
+		return "Kueue did not report the object active in time. The reason, as Kueue reports it, is below; the object exists " +
+			"and the next apply checks again once the cause is fixed."
 	case errors.Is(err, platform.ErrNoCluster):
 		return "The provider does not know which cluster to manage. Set kubeconfig (or KUBECONFIG), or project, location " +
 			"and cluster in the provider block."

@@ -5,6 +5,7 @@ package reconcile
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -37,6 +38,13 @@ type Object[S any, O metav1.Object, AC any] struct {
 	// Ready, when set, says whether the controller reports the object ready
 	// (for WaitReady).
 	Ready func(O) Readiness
+	// Blockers, when set, lists what still uses the object (e.g. the
+	// ClusterQueues naming a flavor). Delete waits up to BlockedGrace for
+	// them to go (Terraform may be deleting them at the same time) and
+	// otherwise fails without deleting, so the object and the state stay as
+	// they were instead of the object hanging in Terminating.
+	Blockers     func(ctx context.Context, ref Ref) ([]string, error)
+	BlockedGrace time.Duration // default 30s
 	// Poll is how often Delete and WaitReady look again. Default 200ms.
 	Poll time.Duration
 }
@@ -107,6 +115,42 @@ func (o Object[S, O, AC]) Apply(ctx context.Context, ref Ref, desired S) (S, err
 	return got, nil
 }
 
+// ErrInUse is returned (wrapped) when Delete refuses to delete an object
+// that others still use.
+var ErrInUse = errors.New("still in use")
+
+func (o Object[S, O, AC]) waitUnblocked(ctx context.Context, ref Ref) error {
+	if o.Blockers == nil {
+		return nil
+	}
+	grace, poll := o.BlockedGrace, o.Poll
+	if grace == 0 {
+		grace = 30 * time.Second
+	}
+	if poll == 0 {
+		poll = 200 * time.Millisecond
+	}
+	deadline := time.Now().Add(grace)
+	for {
+		blockers, err := o.Blockers(ctx, ref)
+		if err != nil {
+			return fmt.Errorf("find what still uses %s %s: %w", o.Kind, ref, err)
+		}
+		if len(blockers) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("%s %s is still used by %s, so Kueue would keep it (finalizer kueue.x-k8s.io/resource-in-use) "+
+				"until they let go; it was not deleted. Remove it from them first, or reference it from their configuration "+
+				"(e.g. mlplatform_resource_flavor.x.name) so Terraform deletes them before it: %w", o.Kind, ref, strings.Join(blockers, ", "), ErrInUse)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(poll):
+		}
+	}
+}
+
 // managedFieldsPatch is the JSON merge patch from one apply configuration to
 // another: it sets what differs and nulls what desired leaves out.
 func managedFieldsPatch(actual, desired any) ([]byte, error) {
@@ -124,6 +168,9 @@ func managedFieldsPatch(actual, desired any) ([]byte, error) {
 // Delete deletes the object and waits until it is gone (finalizers done) or
 // ctx ends. Deleting an object that does not exist succeeds.
 func (o Object[S, O, AC]) Delete(ctx context.Context, ref Ref) error {
+	if err := o.waitUnblocked(ctx, ref); err != nil {
+		return err
+	}
 	api := o.API(ref.Namespace)
 	err := api.Delete(ctx, ref.Name, metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {

@@ -1,8 +1,10 @@
 package reconcile
 
 import (
+	"context"
 	"reflect"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 
@@ -24,7 +26,46 @@ func NewResourceFlavors(c *kube.Client) ResourceFlavors {
 		Build: kueue.ResourceFlavor,
 		Read:  kueue.ResourceFlavorSpec,
 		Diff:  DiffResourceFlavor,
+		Blockers: func(ctx context.Context, ref Ref) ([]string, error) {
+			return flavorUsers(ctx, c, ref.Name)
+		},
 	}
+}
+
+// flavorUsers lists the ClusterQueues and Cohorts (not being deleted) whose
+// quotas name the flavor.
+func flavorUsers(ctx context.Context, c *kube.Client, flavor string) ([]string, error) {
+	var users []string
+	cqs, err := c.Kueue.KueueV1beta2().ClusterQueues().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range cqs.Items {
+		if q.DeletionTimestamp == nil && groupsName(q.Spec.ResourceGroups, flavor) {
+			users = append(users, "ClusterQueue "+q.Name)
+		}
+	}
+	cohorts, err := c.Kueue.KueueV1beta2().Cohorts().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for _, co := range cohorts.Items {
+		if co.DeletionTimestamp == nil && groupsName(co.Spec.ResourceGroups, flavor) {
+			users = append(users, "Cohort "+co.Name)
+		}
+	}
+	return users, nil
+}
+
+func groupsName(groups []kueuev1beta2.ResourceGroup, flavor string) bool {
+	for _, g := range groups {
+		for _, f := range g.Flavors {
+			if string(f.Name) == flavor {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // DiffResourceFlavor names the fields of actual that differ from desired.

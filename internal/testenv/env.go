@@ -174,7 +174,8 @@ func checkBins(opts Options) error {
 		need = append(need, "kube-controller-manager")
 	}
 	if !opts.WithoutKueue {
-		need = append(need, "kueue", filepath.Join("kueue-manifests", "webhooks.yaml"))
+		need = append(need, "kueue", filepath.Join("kueue-manifests", "webhooks.yaml"),
+			filepath.Join("kueue-manifests", "gke", "autoscaling.x-k8s.io_provisioningrequests.yaml"))
 	}
 	var missing []error
 	for _, n := range need {

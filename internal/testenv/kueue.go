@@ -49,7 +49,8 @@ func (k *kueueSetup) webhookURL(path string) string {
 	return "https://127.0.0.1:" + strconv.Itoa(k.webhookPort) + path
 }
 
-// installCRDs installs the CRDs shipped with the pinned Kueue module. With
+// installCRDs installs the CRDs shipped with the pinned Kueue module and the
+// ProvisioningRequest CRD GKE serves. With
 // conversion, the multi-version CRDs point at the local Kueue manager.
 func (k *kueueSetup) installCRDs(ctx context.Context, conversion bool) error {
 	dir := filepath.Join(k.env.opts.BinDir, "kueue-manifests", "crd")
@@ -57,6 +58,11 @@ func (k *kueueSetup) installCRDs(ctx context.Context, conversion bool) error {
 	if err != nil || len(files) == 0 {
 		return fmt.Errorf("no Kueue CRDs in %s: run scripts/tools.sh", dir)
 	}
+	// The APIs GKE serves that Kueue builds on: ProvisioningRequest (served by
+	// GKE's cluster autoscaler), without which Kueue skips its flex-start
+	// admission-check controller.
+	gke, _ := filepath.Glob(filepath.Join(k.env.opts.BinDir, "kueue-manifests", "gke", "*.yaml"))
+	files = append(files, gke...)
 	cs, err := apiextclient.NewForConfig(k.env.REST)
 	if err != nil {
 		return err

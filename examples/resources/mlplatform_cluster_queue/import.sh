@@ -1,0 +1,1 @@
+terraform import mlplatform_cluster_queue.vision team-vision

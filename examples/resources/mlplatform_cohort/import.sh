@@ -1,0 +1,1 @@
+terraform import mlplatform_cohort.research research

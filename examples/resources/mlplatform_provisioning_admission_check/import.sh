@@ -1,0 +1,1 @@
+terraform import mlplatform_provisioning_admission_check.dws dws

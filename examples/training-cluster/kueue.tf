@@ -1,0 +1,108 @@
+# Kueue: three kinds of GPU capacity, a shared cohort, and one ClusterQueue
+# per team. Local queues, team namespaces, Workload Identity and network
+# policies join as their resources land.
+
+# --- Flavors: one per GPU node pool -------------------------------------------
+# With mlplatform_gpu_pool, node_labels and tolerations are wired from the pool
+# (node_selector, workload_tolerations); here they are written out.
+
+resource "mlplatform_resource_flavor" "l4_dev" {
+  name = "l4-dev"
+  node_labels = {
+    "cloud.google.com/gke-nodepool" = "l4-dev"
+  }
+  tolerations = [
+    { key = "nvidia.com/gpu", operator = "Exists", effect = "NoSchedule" },
+  ]
+}
+
+resource "mlplatform_resource_flavor" "h100_spot" {
+  name = "h100-spot"
+  node_labels = {
+    "cloud.google.com/gke-nodepool" = "h100-spot"
+    "cloud.google.com/gke-spot"     = "true"
+  }
+  tolerations = [
+    { key = "nvidia.com/gpu", operator = "Exists", effect = "NoSchedule" },
+  ]
+}
+
+resource "mlplatform_resource_flavor" "h100_flex" {
+  name = "h100-flex"
+  node_labels = {
+    "cloud.google.com/gke-nodepool" = "h100-flex"
+  }
+  tolerations = [
+    { key = "nvidia.com/gpu", operator = "Exists", effect = "NoSchedule" },
+  ]
+}
+
+# --- Flex-start (Dynamic Workload Scheduler) admission check -------------------
+# Workloads on h100-flex wait until GKE has provisioned their nodes.
+resource "mlplatform_provisioning_admission_check" "dws" {
+  name = "dws-flex-start"
+}
+
+# --- The shared cohort ---------------------------------------------------------
+resource "mlplatform_cohort" "research" {
+  name = "research"
+}
+
+# --- One ClusterQueue per team ---------------------------------------------------
+locals {
+  teams = {
+    vision = { l4 = "4", h100_spot = "16", h100_flex = "32" }
+    nlp    = { l4 = "8", h100_spot = "8", h100_flex = "64" }
+  }
+}
+
+resource "mlplatform_cluster_queue" "team" {
+  for_each = local.teams
+
+  name   = "team-${each.key}"
+  cohort = mlplatform_cohort.research.name
+  namespace_selector = {
+    match_labels = { "mlplatform.dev/team" = each.key }
+  }
+
+  resource_groups = [{
+    covered_resources = ["cpu", "memory", "nvidia.com/gpu"]
+    flavors = [
+      {
+        name = mlplatform_resource_flavor.l4_dev.name
+        resources = [
+          { name = "cpu", nominal_quota = "48" },
+          { name = "memory", nominal_quota = "192Gi" },
+          { name = "nvidia.com/gpu", nominal_quota = each.value.l4 },
+        ]
+      },
+      {
+        name = mlplatform_resource_flavor.h100_spot.name
+        resources = [
+          { name = "cpu", nominal_quota = "416" },
+          { name = "memory", nominal_quota = "3740Gi" },
+          { name = "nvidia.com/gpu", nominal_quota = each.value.h100_spot, lending_limit = "8" },
+        ]
+      },
+      {
+        name = mlplatform_resource_flavor.h100_flex.name
+        resources = [
+          { name = "cpu", nominal_quota = "832" },
+          { name = "memory", nominal_quota = "7480Gi" },
+          { name = "nvidia.com/gpu", nominal_quota = each.value.h100_flex },
+        ]
+      },
+    ]
+  }]
+
+  admission_checks = {
+    (mlplatform_provisioning_admission_check.dws.name) = {
+      on_flavors = [mlplatform_resource_flavor.h100_flex.name]
+    }
+  }
+
+  preemption = {
+    reclaim_within_cohort = "Any"
+    within_cluster_queue  = "LowerPriority"
+  }
+}

@@ -1,0 +1,97 @@
+package reconcile
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueue"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+// ClusterQueues reconciles Kueue ClusterQueues.
+type ClusterQueues = Object[spec.ClusterQueue, *kueuev1beta2.ClusterQueue, *kueueac.ClusterQueueApplyConfiguration]
+
+// NewClusterQueues reconciles through c.
+func NewClusterQueues(c *kube.Client) ClusterQueues {
+	return ClusterQueues{
+		Kind: "ClusterQueue",
+		API: func(string) ObjectAPI[*kueuev1beta2.ClusterQueue, *kueueac.ClusterQueueApplyConfiguration] {
+			return c.Kueue.KueueV1beta2().ClusterQueues()
+		},
+		Build: kueue.ClusterQueue,
+		Read:  kueue.ClusterQueueSpec,
+		Diff:  DiffClusterQueue,
+		Ready: func(q *kueuev1beta2.ClusterQueue) Readiness {
+			return ConditionReadiness(q.Status.Conditions, kueuev1beta2.ClusterQueueActive)
+		},
+	}
+}
+
+// DiffClusterQueue names the fields of actual that differ from desired,
+// after Kueue's defaults, comparing quantities by value (12 = 12000m).
+func DiffClusterQueue(desired, actual spec.ClusterQueue) []string {
+	d, a := desired.Defaulted(), actual.Defaulted()
+	var out []string
+	add := func(name string, same bool) {
+		if !same {
+			out = append(out, name)
+		}
+	}
+	add("cohort", d.Cohort == a.Cohort)
+	add("namespace_selector", sameSelector(d.NamespaceSelector, a.NamespaceSelector))
+	add("resource_groups", spec.ResourceGroupsEqual(d.ResourceGroups, a.ResourceGroups))
+	add("queueing_strategy", d.QueueingStrategy == a.QueueingStrategy)
+	add("preemption", reflect.DeepEqual(d.Preemption, a.Preemption))
+	add("flavor_fungibility", d.FlavorFungibility == a.FlavorFungibility)
+	add("admission_checks", sameChecks(d.AdmissionChecks, a.AdmissionChecks))
+	add("stop_policy", d.StopPolicy == a.StopPolicy)
+	add("fair_sharing_weight", spec.QuantityEqual(d.FairSharingWeight, a.FairSharingWeight))
+	return out
+}
+
+func sameSelector(a, b *spec.LabelSelector) bool {
+	if (a == nil) != (b == nil) {
+		return false
+	}
+	if a == nil {
+		return true
+	}
+	return sameMap(a.MatchLabels, b.MatchLabels) && sameList(a.MatchExpressions, b.MatchExpressions)
+}
+
+func sameChecks(a, b map[string][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !slices.Equal(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// ExplainClusterQueue says in plain words why a ClusterQueue is not active.
+func ExplainClusterQueue(q spec.ClusterQueue) func(Readiness) string {
+	return func(r Readiness) string {
+		switch r.Reason {
+		case "FlavorNotFound":
+			return "it references a ResourceFlavor that does not exist; create the flavor (mlplatform_resource_flavor) or fix the flavor names in resource_groups"
+		case "AdmissionCheckNotFound":
+			return "it references an AdmissionCheck that does not exist; create it (mlplatform_provisioning_admission_check) or fix admission_checks"
+		case "AdmissionCheckInactive":
+			return "one of its admission checks is not active; check its controller and parameters"
+		case "Stopped":
+			return fmt.Sprintf("stop_policy is %s", q.StopPolicy)
+		case "NoStatus":
+			return "Kueue has not reported on it; check that the Kueue manager is running (kubectl -n kueue-system get pods)"
+		}
+		return ""
+	}
+}

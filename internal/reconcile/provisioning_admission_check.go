@@ -1,0 +1,163 @@
+package reconcile
+
+import (
+	"context"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueue"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+// AdmissionChecks reconciles Kueue AdmissionChecks.
+type AdmissionChecks = Object[spec.AdmissionCheck, *kueuev1beta2.AdmissionCheck, *kueueac.AdmissionCheckApplyConfiguration]
+
+// ProvisioningRequestConfigs reconciles Kueue ProvisioningRequestConfigs (the
+// configuration half of a spec.ProvisioningAdmissionCheck).
+type ProvisioningRequestConfigs = Object[spec.ProvisioningAdmissionCheck, *kueuev1beta2.ProvisioningRequestConfig, *kueueac.ProvisioningRequestConfigApplyConfiguration]
+
+// NewAdmissionChecks reconciles through c.
+func NewAdmissionChecks(c *kube.Client) AdmissionChecks {
+	return AdmissionChecks{
+		Kind: "AdmissionCheck",
+		API: func(string) ObjectAPI[*kueuev1beta2.AdmissionCheck, *kueueac.AdmissionCheckApplyConfiguration] {
+			return c.Kueue.KueueV1beta2().AdmissionChecks()
+		},
+		Build: kueue.AdmissionCheck,
+		Read:  kueue.AdmissionCheckSpec,
+		Diff:  DiffAdmissionCheck,
+		Blockers: func(ctx context.Context, ref Ref) ([]string, error) {
+			return admissionCheckUsers(ctx, c, ref.Name)
+		},
+	}
+}
+
+// admissionCheckUsers lists the ClusterQueues (not being deleted) that list
+// the check: Kueue keeps a check they use (finalizer) and they stop
+// admitting while it is being deleted.
+func admissionCheckUsers(ctx context.Context, c *kube.Client, check string) ([]string, error) {
+	cqs, err := c.Kueue.KueueV1beta2().ClusterQueues().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var users []string
+	for _, q := range cqs.Items {
+		s := q.Spec.AdmissionChecksStrategy
+		if q.DeletionTimestamp != nil || s == nil {
+			continue
+		}
+		if slices.ContainsFunc(s.AdmissionChecks, func(r kueuev1beta2.AdmissionCheckStrategyRule) bool { return string(r.Name) == check }) {
+			users = append(users, "ClusterQueue "+q.Name)
+		}
+	}
+	return users, nil
+}
+
+// NewProvisioningRequestConfigs reconciles through c.
+func NewProvisioningRequestConfigs(c *kube.Client) ProvisioningRequestConfigs {
+	return ProvisioningRequestConfigs{
+		Kind: "ProvisioningRequestConfig",
+		API: func(string) ObjectAPI[*kueuev1beta2.ProvisioningRequestConfig, *kueueac.ProvisioningRequestConfigApplyConfiguration] {
+			return c.Kueue.KueueV1beta2().ProvisioningRequestConfigs()
+		},
+		Build: kueue.ProvisioningRequestConfig,
+		Read:  kueue.ProvisioningRequestConfigSpec,
+		Diff:  DiffProvisioningRequestConfig,
+	}
+}
+
+// DiffAdmissionCheck names the fields of actual that differ from desired.
+func DiffAdmissionCheck(desired, actual spec.AdmissionCheck) []string {
+	var d []string
+	if desired.ControllerName != actual.ControllerName {
+		d = append(d, "controller_name")
+	}
+	if (desired.Parameters == nil) != (actual.Parameters == nil) ||
+		(desired.Parameters != nil && *desired.Parameters != *actual.Parameters) {
+		d = append(d, "parameters")
+	}
+	return d
+}
+
+// DiffProvisioningRequestConfig names the fields of actual that differ from
+// desired. Managed resources are a set (Kueue's listType=set): order does
+// not matter.
+func DiffProvisioningRequestConfig(desired, actual spec.ProvisioningAdmissionCheck) []string {
+	var d []string
+	if desired.ProvisioningClass != actual.ProvisioningClass {
+		d = append(d, "provisioning_class")
+	}
+	if !sameSet(desired.ManagedResources, actual.ManagedResources) {
+		d = append(d, "managed_resources")
+	}
+	if !sameMap(desired.Parameters, actual.Parameters) {
+		d = append(d, "parameters")
+	}
+	if desired.RetryStrategy != actual.RetryStrategy {
+		d = append(d, "retry_strategy")
+	}
+	if !sameList(desired.PodSetNodeSelectors, actual.PodSetNodeSelectors) {
+		d = append(d, "pod_set_node_selector_update")
+	}
+	return d
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
+}
+
+// ProvisioningAdmissionChecks reconciles a spec.ProvisioningAdmissionCheck:
+// an AdmissionCheck and the ProvisioningRequestConfig of the same name it
+// points at, both with server-side apply. The config is written first and
+// deleted last, so the check never points at nothing it created.
+type ProvisioningAdmissionChecks struct {
+	Checks  AdmissionChecks
+	Configs ProvisioningRequestConfigs
+}
+
+// NewProvisioningAdmissionChecks reconciles through c.
+func NewProvisioningAdmissionChecks(c *kube.Client) ProvisioningAdmissionChecks {
+	return ProvisioningAdmissionChecks{Checks: NewAdmissionChecks(c), Configs: NewProvisioningRequestConfigs(c)}
+}
+
+// Observe reads both objects; found is false unless both exist (a half that
+// is missing is re-created by the next apply).
+func (p ProvisioningAdmissionChecks) Observe(ctx context.Context, ref Ref) (spec.ProvisioningAdmissionCheck, bool, error) {
+	cfg, found, err := p.Configs.Observe(ctx, ref)
+	if err != nil || !found {
+		return cfg, false, err
+	}
+	_, found, err = p.Checks.Observe(ctx, ref)
+	return cfg, found, err
+}
+
+// Apply makes both objects match desired, the config first, and returns
+// what the server then holds.
+func (p ProvisioningAdmissionChecks) Apply(ctx context.Context, ref Ref, desired spec.ProvisioningAdmissionCheck) (spec.ProvisioningAdmissionCheck, error) {
+	got, err := p.Configs.Apply(ctx, ref, desired)
+	if err != nil {
+		return got, err
+	}
+	if _, err := p.Checks.Apply(ctx, ref, desired.AdmissionCheck()); err != nil {
+		return got, err
+	}
+	return got, nil
+}
+
+// Delete deletes the AdmissionCheck and waits until it is gone, then deletes
+// the config. While a ClusterQueue lists the check, nothing is deleted and
+// Delete fails saying which (after a grace period in which Terraform may be
+// deleting the queue).
+func (p ProvisioningAdmissionChecks) Delete(ctx context.Context, ref Ref) error {
+	if err := p.Checks.Delete(ctx, ref); err != nil {
+		return err
+	}
+	return p.Configs.Delete(ctx, ref)
+}

@@ -1,0 +1,224 @@
+package resources
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+type clusterQueueModel struct {
+	ID                types.String `tfsdk:"id"`
+	Name              types.String `tfsdk:"name"`
+	Cohort            types.String `tfsdk:"cohort"`
+	NamespaceSelector types.Object `tfsdk:"namespace_selector"`
+	ResourceGroups    types.List   `tfsdk:"resource_groups"`
+	QueueingStrategy  types.String `tfsdk:"queueing_strategy"`
+	Preemption        types.Object `tfsdk:"preemption"`
+	FlavorFungibility types.Object `tfsdk:"flavor_fungibility"`
+	AdmissionChecks   types.Map    `tfsdk:"admission_checks"`
+	StopPolicy        types.String `tfsdk:"stop_policy"`
+	FairSharingWeight types.String `tfsdk:"fair_sharing_weight"`
+	WaitForActive     types.Bool   `tfsdk:"wait_for_active"`
+	ActiveTimeout     types.String `tfsdk:"active_timeout"`
+}
+
+type selectorModel struct {
+	MatchLabels      types.Map  `tfsdk:"match_labels"`
+	MatchExpressions types.List `tfsdk:"match_expressions"`
+}
+
+type selectorRequirementModel struct {
+	Key      types.String `tfsdk:"key"`
+	Operator types.String `tfsdk:"operator"`
+	Values   types.List   `tfsdk:"values"`
+}
+
+type preemptionModel struct {
+	ReclaimWithinCohort types.String `tfsdk:"reclaim_within_cohort"`
+	WithinClusterQueue  types.String `tfsdk:"within_cluster_queue"`
+	BorrowWithinCohort  types.Object `tfsdk:"borrow_within_cohort"`
+}
+
+type borrowWithinCohortModel struct {
+	Policy               types.String `tfsdk:"policy"`
+	MaxPriorityThreshold types.Int64  `tfsdk:"max_priority_threshold"`
+}
+
+type fungibilityModel struct {
+	WhenCanBorrow  types.String `tfsdk:"when_can_borrow"`
+	WhenCanPreempt types.String `tfsdk:"when_can_preempt"`
+	Preference     types.String `tfsdk:"preference"`
+}
+
+type admissionCheckModel struct {
+	OnFlavors types.List `tfsdk:"on_flavors"`
+}
+
+var (
+	selectorRequirementType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"key": types.StringType, "operator": types.StringType, "values": types.ListType{ElemType: types.StringType}}}
+	selectorType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"match_labels": types.MapType{ElemType: types.StringType}, "match_expressions": types.ListType{ElemType: selectorRequirementType}}}
+	borrowType     = types.ObjectType{AttrTypes: map[string]attr.Type{"policy": types.StringType, "max_priority_threshold": types.Int64Type}}
+	preemptionType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"reclaim_within_cohort": types.StringType, "within_cluster_queue": types.StringType, "borrow_within_cohort": borrowType}}
+	fungibilityType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"when_can_borrow": types.StringType, "when_can_preempt": types.StringType, "preference": types.StringType}}
+	admissionCheckType = types.ObjectType{AttrTypes: map[string]attr.Type{"on_flavors": types.ListType{ElemType: types.StringType}}}
+)
+
+func objectAs[T any](ctx context.Context, o types.Object, diags *diag.Diagnostics) (T, bool) {
+	var out T
+	if o.IsNull() || o.IsUnknown() {
+		return out, false
+	}
+	diags.Append(o.As(ctx, &out, basetypes.ObjectAsOptions{UnhandledNullAsEmpty: true, UnhandledUnknownAsEmpty: true})...)
+	return out, !diags.HasError()
+}
+
+func stringList(ctx context.Context, l types.List, diags *diag.Diagnostics) []string {
+	if l.IsNull() || l.IsUnknown() {
+		return nil
+	}
+	var vals []types.String
+	diags.Append(l.ElementsAs(ctx, &vals, false)...)
+	out := make([]string, 0, len(vals))
+	for _, v := range vals {
+		out = append(out, v.ValueString()) // unknown reads as ""; see stringMap
+	}
+	return out
+}
+
+func (m clusterQueueModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.ClusterQueue {
+	q := spec.ClusterQueue{
+		Name:              m.Name.ValueString(),
+		Cohort:            m.Cohort.ValueString(),
+		ResourceGroups:    resourceGroupsFromList(ctx, m.ResourceGroups, diags),
+		QueueingStrategy:  m.QueueingStrategy.ValueString(),
+		StopPolicy:        m.StopPolicy.ValueString(),
+		FairSharingWeight: m.FairSharingWeight.ValueString(),
+	}
+	if sel, ok := objectAs[selectorModel](ctx, m.NamespaceSelector, diags); ok {
+		q.NamespaceSelector = &spec.LabelSelector{MatchLabels: stringMap(ctx, sel.MatchLabels, diags)}
+		var reqs []selectorRequirementModel
+		if !sel.MatchExpressions.IsNull() && !sel.MatchExpressions.IsUnknown() {
+			diags.Append(sel.MatchExpressions.ElementsAs(ctx, &reqs, false)...)
+		}
+		for _, r := range reqs {
+			q.NamespaceSelector.MatchExpressions = append(q.NamespaceSelector.MatchExpressions, spec.SelectorRequirement{
+				Key: r.Key.ValueString(), Operator: r.Operator.ValueString(), Values: stringList(ctx, r.Values, diags)})
+		}
+	}
+	if p, ok := objectAs[preemptionModel](ctx, m.Preemption, diags); ok {
+		q.Preemption.ReclaimWithinCohort = p.ReclaimWithinCohort.ValueString()
+		q.Preemption.WithinClusterQueue = p.WithinClusterQueue.ValueString()
+		if b, ok := objectAs[borrowWithinCohortModel](ctx, p.BorrowWithinCohort, diags); ok {
+			q.Preemption.BorrowWithinCohortPolicy = b.Policy.ValueString()
+			q.Preemption.BorrowMaxPriorityThreshold = b.MaxPriorityThreshold.ValueInt64Pointer()
+		}
+	}
+	if f, ok := objectAs[fungibilityModel](ctx, m.FlavorFungibility, diags); ok {
+		q.FlavorFungibility = spec.FlavorFungibility{WhenCanBorrow: f.WhenCanBorrow.ValueString(),
+			WhenCanPreempt: f.WhenCanPreempt.ValueString(), Preference: f.Preference.ValueString()}
+	}
+	if !m.AdmissionChecks.IsNull() && !m.AdmissionChecks.IsUnknown() {
+		checks := map[string]admissionCheckModel{}
+		diags.Append(m.AdmissionChecks.ElementsAs(ctx, &checks, false)...)
+		q.AdmissionChecks = map[string][]string{}
+		for name, c := range checks {
+			q.AdmissionChecks[name] = stringList(ctx, c.OnFlavors, diags)
+		}
+	}
+	return q
+}
+
+func (m clusterQueueModel) known(ctx context.Context) map[string]bool {
+	k := map[string]bool{}
+	for name, v := range map[string]attr.Value{
+		"name": m.Name, "cohort": m.Cohort, "namespace_selector": m.NamespaceSelector, "resource_groups": m.ResourceGroups,
+		"queueing_strategy": m.QueueingStrategy, "preemption": m.Preemption, "flavor_fungibility": m.FlavorFungibility,
+		"admission_checks": m.AdmissionChecks, "stop_policy": m.StopPolicy, "fair_sharing_weight": m.FairSharingWeight,
+	} {
+		k[name] = fullyKnown(ctx, v)
+	}
+	// Rules that span attributes need all of them known.
+	if !k["cohort"] {
+		k["resource_groups"] = false
+	}
+	if !k["resource_groups"] {
+		k["admission_checks"] = false
+	}
+	return k
+}
+
+func clusterQueueState(ctx context.Context, s spec.ClusterQueue, prior clusterQueueModel, diags *diag.Diagnostics) clusterQueueModel {
+	s = s.Defaulted()
+	m := clusterQueueModel{
+		ID:                types.StringValue(s.Name),
+		Name:              types.StringValue(s.Name),
+		Cohort:            optString(s.Cohort),
+		ResourceGroups:    resourceGroupsToList(ctx, s.ResourceGroups, prior.ResourceGroups, diags),
+		QueueingStrategy:  types.StringValue(s.QueueingStrategy),
+		StopPolicy:        types.StringValue(s.StopPolicy),
+		FairSharingWeight: optString(spec.KeepSpelling(s.FairSharingWeight, prior.FairSharingWeight.ValueString())),
+		WaitForActive:     prior.WaitForActive,
+		ActiveTimeout:     prior.ActiveTimeout,
+		NamespaceSelector: types.ObjectNull(selectorType.AttrTypes),
+		AdmissionChecks:   types.MapNull(admissionCheckType),
+	}
+	if sel := s.NamespaceSelector; sel != nil {
+		var priorSel selectorModel
+		if p, ok := objectAs[selectorModel](ctx, prior.NamespaceSelector, diags); ok {
+			priorSel = p
+		}
+		reqs := make([]selectorRequirementModel, 0, len(sel.MatchExpressions))
+		for _, r := range sel.MatchExpressions {
+			vals := types.ListNull(types.StringType)
+			if len(r.Values) > 0 {
+				vals, _ = types.ListValueFrom(ctx, types.StringType, r.Values)
+			}
+			reqs = append(reqs, selectorRequirementModel{Key: types.StringValue(r.Key), Operator: types.StringValue(r.Operator), Values: vals})
+		}
+		exprs := types.ListNull(selectorRequirementType)
+		if len(reqs) > 0 {
+			var d diag.Diagnostics
+			exprs, d = types.ListValueFrom(ctx, selectorRequirementType, reqs)
+			diags.Append(d...)
+		} else if !priorSel.MatchExpressions.IsNull() && !priorSel.MatchExpressions.IsUnknown() && len(priorSel.MatchExpressions.Elements()) == 0 {
+			exprs = types.ListValueMust(selectorRequirementType, nil)
+		}
+		obj, d := types.ObjectValueFrom(ctx, selectorType.AttrTypes, selectorModel{
+			MatchLabels: stringMapState(ctx, sel.MatchLabels, priorSel.MatchLabels, diags), MatchExpressions: exprs})
+		diags.Append(d...)
+		m.NamespaceSelector = obj
+	}
+	borrow, d := types.ObjectValueFrom(ctx, borrowType.AttrTypes, borrowWithinCohortModel{
+		Policy: types.StringValue(s.Preemption.BorrowWithinCohortPolicy), MaxPriorityThreshold: types.Int64PointerValue(s.Preemption.BorrowMaxPriorityThreshold)})
+	diags.Append(d...)
+	m.Preemption, d = types.ObjectValueFrom(ctx, preemptionType.AttrTypes, preemptionModel{
+		ReclaimWithinCohort: types.StringValue(s.Preemption.ReclaimWithinCohort), WithinClusterQueue: types.StringValue(s.Preemption.WithinClusterQueue),
+		BorrowWithinCohort: borrow})
+	diags.Append(d...)
+	m.FlavorFungibility, d = types.ObjectValueFrom(ctx, fungibilityType.AttrTypes, fungibilityModel{
+		WhenCanBorrow: types.StringValue(s.FlavorFungibility.WhenCanBorrow), WhenCanPreempt: types.StringValue(s.FlavorFungibility.WhenCanPreempt),
+		Preference: optString(s.FlavorFungibility.Preference)})
+	diags.Append(d...)
+	if len(s.AdmissionChecks) > 0 {
+		checks := map[string]admissionCheckModel{}
+		for name := range s.AdmissionChecks {
+			on := types.ListNull(types.StringType)
+			if len(s.AdmissionChecks[name]) > 0 {
+				on, _ = types.ListValueFrom(ctx, types.StringType, s.AdmissionChecks[name])
+			}
+			checks[name] = admissionCheckModel{OnFlavors: on}
+		}
+		m.AdmissionChecks, d = types.MapValueFrom(ctx, admissionCheckType, checks)
+		diags.Append(d...)
+	}
+	return m
+}

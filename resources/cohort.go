@@ -1,0 +1,110 @@
+package resources
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = &Cohort{}
+	_ resource.ResourceWithImportState    = &Cohort{}
+	_ resource.ResourceWithValidateConfig = &Cohort{}
+)
+
+// Cohort is mlplatform_cohort.
+type Cohort struct {
+	crud objectCRUD[cohortModel, spec.Cohort]
+}
+
+// NewCohort is the resource constructor.
+func NewCohort() resource.Resource {
+	return &Cohort{crud: objectCRUD[cohortModel, spec.Cohort]{
+		kind:       "Cohort",
+		reconciler: reconcilerOf[spec.Cohort](reconcile.NewCohorts),
+		toSpec: func(ctx context.Context, m cohortModel, d *diag.Diagnostics) spec.Cohort {
+			return m.toSpec(ctx, d)
+		},
+		validate: spec.Cohort.Validate,
+		ref:      func(m cohortModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
+		toState:  cohortState,
+	}}
+}
+
+func (r *Cohort) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_cohort"
+}
+
+func (r *Cohort) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Kueue `Cohort` (kueue.x-k8s.io/v1beta2): a group of ClusterQueues that borrow each other's unused quota. " +
+			"Cohorts form a tree through `parent`; quota in a cohort's `resource_groups` is added on top of what its member queues own " +
+			"and shared by them, and borrowing/lending limits bound what crosses to the parent. A ClusterQueue joins by naming the cohort. " +
+			"A cohort that does not exist yet is implied by the queues naming it; this resource makes it explicit so it can hold quota and limits.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The cohort name.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Cohort name, referenced by ClusterQueues and child cohorts. Changing it replaces the cohort.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+			"parent": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+				MarkdownDescription: "Name of the parent cohort; unset makes this cohort the root of its tree. A parent that does not exist acts as an " +
+					"empty cohort. Kueue stops admitting in every queue of a cycle, so never make a cohort its own ancestor."},
+			"resource_groups": resourceGroupsAttribute("Quota this cohort adds to what its member queues own, shared by all of them (at most 16 groups). " +
+				"`borrowing_limit` and `lending_limit` bound what this subtree borrows from and lends to the rest of the tree, so they need a `parent`."),
+			"fair_sharing_weight": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+				MarkdownDescription: "With fair sharing enabled in Kueue: this cohort's weight when competing with its siblings for unused quota, as a " +
+					"quantity (`\"1\"`, `\"2\"`, `\"500m\"`). `\"0\"` always yields. Unset means Kueue's default, 1."},
+		},
+	}
+}
+
+func (r *Cohort) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.crud.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// unknownParent stands in for a parent not known at plan time, so limits
+// are not reported as needing one.
+const unknownParent = "parent-known-after-apply"
+
+func (r *Cohort) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m cohortModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	s := m.toSpec(ctx, &resp.Diagnostics)
+	if m.Parent.IsUnknown() {
+		s.Parent = unknownParent
+	}
+	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
+}
+
+func (r *Cohort) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+func (r *Cohort) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+func (r *Cohort) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	r.crud.read(ctx, req.State, &resp.State, &resp.Diagnostics)
+}
+
+func (r *Cohort) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	r.crud.delete(ctx, req.State, &resp.Diagnostics)
+}
+
+// ImportState imports by name: terraform import mlplatform_cohort.x NAME.
+func (r *Cohort) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+}
