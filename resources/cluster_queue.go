@@ -29,12 +29,12 @@ var (
 
 // ClusterQueue is mlplatform_cluster_queue.
 type ClusterQueue struct {
-	crud objectCRUD[clusterQueueModel, spec.ClusterQueue]
+	objectCRUD[clusterQueueModel, spec.ClusterQueue]
 }
 
 // NewClusterQueue is the resource constructor.
 func NewClusterQueue() resource.Resource {
-	return &ClusterQueue{crud: objectCRUD[clusterQueueModel, spec.ClusterQueue]{
+	return &ClusterQueue{objectCRUD: objectCRUD[clusterQueueModel, spec.ClusterQueue]{
 		kind:       "ClusterQueue",
 		reconciler: reconcilerOf[spec.ClusterQueue](reconcile.NewClusterQueues),
 		toSpec: func(ctx context.Context, m clusterQueueModel, d *diag.Diagnostics) spec.ClusterQueue {
@@ -141,10 +141,6 @@ func (r *ClusterQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 	}
 }
 
-func (r *ClusterQueue) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.crud.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *ClusterQueue) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m clusterQueueModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -153,22 +149,6 @@ func (r *ClusterQueue) ValidateConfig(ctx context.Context, req resource.Validate
 	}
 	s := m.toSpec(ctx, &resp.Diagnostics)
 	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
-}
-
-func (r *ClusterQueue) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-func (r *ClusterQueue) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-func (r *ClusterQueue) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.crud.read(ctx, req.State, &resp.State, &resp.Diagnostics)
-}
-
-func (r *ClusterQueue) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.crud.delete(ctx, req.State, &resp.Diagnostics)
 }
 
 // ImportState imports by name: terraform import mlplatform_cluster_queue.x NAME.

@@ -22,12 +22,12 @@ var (
 
 // Cohort is mlplatform_cohort.
 type Cohort struct {
-	crud objectCRUD[cohortModel, spec.Cohort]
+	objectCRUD[cohortModel, spec.Cohort]
 }
 
 // NewCohort is the resource constructor.
 func NewCohort() resource.Resource {
-	return &Cohort{crud: objectCRUD[cohortModel, spec.Cohort]{
+	return &Cohort{objectCRUD: objectCRUD[cohortModel, spec.Cohort]{
 		kind:       "Cohort",
 		reconciler: reconcilerOf[spec.Cohort](reconcile.NewCohorts),
 		toSpec: func(ctx context.Context, m cohortModel, d *diag.Diagnostics) spec.Cohort {
@@ -66,10 +66,6 @@ func (r *Cohort) Schema(_ context.Context, _ resource.SchemaRequest, resp *resou
 	}
 }
 
-func (r *Cohort) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.crud.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 // unknownParent stands in for a parent not known at plan time, so limits
 // are not reported as needing one.
 const unknownParent = "parent-known-after-apply"
@@ -85,22 +81,6 @@ func (r *Cohort) ValidateConfig(ctx context.Context, req resource.ValidateConfig
 		s.Parent = unknownParent
 	}
 	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
-}
-
-func (r *Cohort) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-func (r *Cohort) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-func (r *Cohort) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.crud.read(ctx, req.State, &resp.State, &resp.Diagnostics)
-}
-
-func (r *Cohort) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.crud.delete(ctx, req.State, &resp.Diagnostics)
 }
 
 // ImportState imports by name: terraform import mlplatform_cohort.x NAME.

@@ -29,12 +29,12 @@ var (
 
 // LocalQueue is mlplatform_local_queue.
 type LocalQueue struct {
-	crud objectCRUD[localQueueModel, spec.LocalQueue]
+	objectCRUD[localQueueModel, spec.LocalQueue]
 }
 
 // NewLocalQueue is the resource constructor.
 func NewLocalQueue() resource.Resource {
-	return &LocalQueue{crud: objectCRUD[localQueueModel, spec.LocalQueue]{
+	return &LocalQueue{objectCRUD: objectCRUD[localQueueModel, spec.LocalQueue]{
 		kind:       "LocalQueue",
 		reconciler: reconcilerOf[spec.LocalQueue](reconcile.NewLocalQueues),
 		toSpec:     func(_ context.Context, m localQueueModel, _ *diag.Diagnostics) spec.LocalQueue { return m.toSpec() },
@@ -87,32 +87,12 @@ func (r *LocalQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp *r
 	}
 }
 
-func (r *LocalQueue) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.crud.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *LocalQueue) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m localQueueModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if !resp.Diagnostics.HasError() {
 		addSpecErrors(&resp.Diagnostics, m.toSpec().Validate(), m.known(ctx))
 	}
-}
-
-func (r *LocalQueue) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-func (r *LocalQueue) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-func (r *LocalQueue) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.crud.read(ctx, req.State, &resp.State, &resp.Diagnostics)
-}
-
-func (r *LocalQueue) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.crud.delete(ctx, req.State, &resp.Diagnostics)
 }
 
 // ImportState imports by NAMESPACE/NAME.

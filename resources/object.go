@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
@@ -33,7 +34,8 @@ func reconcilerOf[S any, R specReconciler[S]](f func(*kube.Client) R) func(*kube
 
 // objectCRUD is the Create/Read/Update/Delete glue of a resource backed by
 // Kubernetes objects: Terraform model M ⇄ spec S, reconciled by a
-// specReconciler. Resources embed it and keep only schema and conversions.
+// specReconciler. Resources embed it (it provides Configure, Create, Read,
+// Update and Delete) and keep only schema, validation, import and conversions.
 type objectCRUD[M any, S any] struct {
 	kind       string
 	clients    *platform.Clients
@@ -140,4 +142,24 @@ func (c *objectCRUD[M, S]) delete(ctx context.Context, current tfsdk.State, diag
 	if err := r.Delete(ctx, ref); err != nil {
 		diagnostics.Error(diags, "Could Not Delete "+c.kind+" "+ref.String(), err)
 	}
+}
+
+func (c *objectCRUD[M, S]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	c.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (c *objectCRUD[M, S]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	c.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+func (c *objectCRUD[M, S]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	c.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+func (c *objectCRUD[M, S]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	c.read(ctx, req.State, &resp.State, &resp.Diagnostics)
+}
+
+func (c *objectCRUD[M, S]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	c.delete(ctx, req.State, &resp.Diagnostics)
 }

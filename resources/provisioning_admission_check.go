@@ -31,12 +31,12 @@ var (
 
 // ProvisioningAdmissionCheck is mlplatform_provisioning_admission_check.
 type ProvisioningAdmissionCheck struct {
-	crud objectCRUD[provisioningAdmissionCheckModel, spec.ProvisioningAdmissionCheck]
+	objectCRUD[provisioningAdmissionCheckModel, spec.ProvisioningAdmissionCheck]
 }
 
 // NewProvisioningAdmissionCheck is the resource constructor.
 func NewProvisioningAdmissionCheck() resource.Resource {
-	return &ProvisioningAdmissionCheck{crud: objectCRUD[provisioningAdmissionCheckModel, spec.ProvisioningAdmissionCheck]{
+	return &ProvisioningAdmissionCheck{objectCRUD: objectCRUD[provisioningAdmissionCheckModel, spec.ProvisioningAdmissionCheck]{
 		kind: "Provisioning AdmissionCheck",
 		reconciler: func(c *kube.Client) specReconciler[spec.ProvisioningAdmissionCheck] {
 			return reconcile.NewProvisioningAdmissionChecks(c)
@@ -105,10 +105,6 @@ func (r *ProvisioningAdmissionCheck) Schema(_ context.Context, _ resource.Schema
 	}
 }
 
-func (r *ProvisioningAdmissionCheck) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.crud.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *ProvisioningAdmissionCheck) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m provisioningAdmissionCheckModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -117,22 +113,6 @@ func (r *ProvisioningAdmissionCheck) ValidateConfig(ctx context.Context, req res
 	}
 	s := m.toSpec(ctx, &resp.Diagnostics)
 	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
-}
-
-func (r *ProvisioningAdmissionCheck) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-func (r *ProvisioningAdmissionCheck) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-func (r *ProvisioningAdmissionCheck) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.crud.read(ctx, req.State, &resp.State, &resp.Diagnostics)
-}
-
-func (r *ProvisioningAdmissionCheck) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.crud.delete(ctx, req.State, &resp.Diagnostics)
 }
 
 // ImportState imports by name: terraform import mlplatform_provisioning_admission_check.x NAME.

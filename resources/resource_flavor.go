@@ -26,12 +26,12 @@ var (
 
 // ResourceFlavor is mlplatform_resource_flavor.
 type ResourceFlavor struct {
-	crud objectCRUD[resourceFlavorModel, spec.ResourceFlavor]
+	objectCRUD[resourceFlavorModel, spec.ResourceFlavor]
 }
 
 // NewResourceFlavor is the resource constructor.
 func NewResourceFlavor() resource.Resource {
-	return &ResourceFlavor{crud: objectCRUD[resourceFlavorModel, spec.ResourceFlavor]{
+	return &ResourceFlavor{objectCRUD: objectCRUD[resourceFlavorModel, spec.ResourceFlavor]{
 		kind:       "ResourceFlavor",
 		reconciler: reconcilerOf[spec.ResourceFlavor](reconcile.NewResourceFlavors),
 		toSpec: func(ctx context.Context, m resourceFlavorModel, d *diag.Diagnostics) spec.ResourceFlavor {
@@ -93,10 +93,6 @@ func (r *ResourceFlavor) Schema(_ context.Context, _ resource.SchemaRequest, res
 	}
 }
 
-func (r *ResourceFlavor) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.crud.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *ResourceFlavor) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m resourceFlavorModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -105,22 +101,6 @@ func (r *ResourceFlavor) ValidateConfig(ctx context.Context, req resource.Valida
 	}
 	s := m.toSpec(ctx, &resp.Diagnostics)
 	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
-}
-
-func (r *ResourceFlavor) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-func (r *ResourceFlavor) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-func (r *ResourceFlavor) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.crud.read(ctx, req.State, &resp.State, &resp.Diagnostics)
-}
-
-func (r *ResourceFlavor) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.crud.delete(ctx, req.State, &resp.Diagnostics)
 }
 
 // ImportState imports by name: terraform import mlplatform_resource_flavor.x NAME.

@@ -24,12 +24,12 @@ var (
 
 // WorkloadPriorityClass is mlplatform_workload_priority_class.
 type WorkloadPriorityClass struct {
-	crud objectCRUD[workloadPriorityClassModel, spec.WorkloadPriorityClass]
+	objectCRUD[workloadPriorityClassModel, spec.WorkloadPriorityClass]
 }
 
 // NewWorkloadPriorityClass is the resource constructor.
 func NewWorkloadPriorityClass() resource.Resource {
-	return &WorkloadPriorityClass{crud: objectCRUD[workloadPriorityClassModel, spec.WorkloadPriorityClass]{
+	return &WorkloadPriorityClass{objectCRUD: objectCRUD[workloadPriorityClassModel, spec.WorkloadPriorityClass]{
 		kind:       "WorkloadPriorityClass",
 		reconciler: reconcilerOf[spec.WorkloadPriorityClass](reconcile.NewWorkloadPriorityClasses),
 		toSpec: func(_ context.Context, m workloadPriorityClassModel, _ *diag.Diagnostics) spec.WorkloadPriorityClass {
@@ -77,10 +77,6 @@ func (r *WorkloadPriorityClass) Schema(_ context.Context, _ resource.SchemaReque
 	}
 }
 
-func (r *WorkloadPriorityClass) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.crud.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *WorkloadPriorityClass) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m workloadPriorityClassModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -88,22 +84,6 @@ func (r *WorkloadPriorityClass) ValidateConfig(ctx context.Context, req resource
 		return
 	}
 	addSpecErrors(&resp.Diagnostics, m.toSpec().Validate(), m.known())
-}
-
-func (r *WorkloadPriorityClass) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-func (r *WorkloadPriorityClass) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.crud.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-func (r *WorkloadPriorityClass) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.crud.read(ctx, req.State, &resp.State, &resp.Diagnostics)
-}
-
-func (r *WorkloadPriorityClass) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.crud.delete(ctx, req.State, &resp.Diagnostics)
 }
 
 // ImportState imports by name: terraform import mlplatform_workload_priority_class.x NAME.
