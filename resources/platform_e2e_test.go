@@ -3,6 +3,7 @@ package resources_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"testing"
 	"time"
 
@@ -102,6 +103,10 @@ resource "mlplatform_local_queue" "gpu" {
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{
 			{Config: cfg, Check: admitted},
+			{ // the queue cannot go while Kueue holds it for the running job: refused, naming the workload
+				Config:      acctest.ProviderConfig(t),
+				ExpectError: regexp.MustCompile(`(?s)ClusterQueue acc-e2e-vision is still used by admitted\s+workload\s+acc-e2e-vision/job-llm-finetune-`),
+			},
 			{ // the job finished (deleted here) so Kueue releases the queue and flavors for destroy
 				PreConfig: func() {
 					_ = core.BatchV1().Jobs("acc-e2e-vision").Delete(ctx, "llm-finetune", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})

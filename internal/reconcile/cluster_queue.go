@@ -1,10 +1,12 @@
 package reconcile
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 
@@ -29,7 +31,30 @@ func NewClusterQueues(c *kube.Client) ClusterQueues {
 		Ready: func(q *kueuev1beta2.ClusterQueue) Readiness {
 			return ConditionReadiness(q.Status.Conditions, kueuev1beta2.ClusterQueueActive)
 		},
+		Blockers: func(ctx context.Context, ref Ref) ([]string, error) {
+			return queueWorkloads(ctx, c, ref.Name)
+		},
 	}
+}
+
+// queueWorkloads lists the workloads holding quota in the ClusterQueue:
+// Kueue keeps the queue (finalizer kueue.x-k8s.io/resource-in-use) until they
+// finish or are evicted.
+func queueWorkloads(ctx context.Context, c *kube.Client, queue string) ([]string, error) {
+	wls, err := c.Kueue.KueueV1beta2().Workloads("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var users []string
+	for _, w := range wls.Items {
+		if a := w.Status.Admission; a != nil && string(a.ClusterQueue) == queue && w.DeletionTimestamp == nil {
+			users = append(users, "admitted workload "+w.Namespace+"/"+w.Name)
+		}
+	}
+	if len(users) > 5 {
+		users = append(users[:5], fmt.Sprintf("%d more", len(users)-5))
+	}
+	return users, nil
 }
 
 // DiffClusterQueue names the fields of actual that differ from desired,
