@@ -21,6 +21,7 @@ func All() []func() resource.Resource {
 		NewProvisioningAdmissionCheck,
 		NewLocalQueue,
 		NewClusterQueue,
+		NewTeamNamespace,
 	}
 }
 

@@ -1,6 +1,6 @@
-# Kueue: three kinds of GPU capacity, a shared cohort, and one ClusterQueue
-# per team. Local queues, team namespaces, Workload Identity and network
-# policies join as their resources land.
+# Kueue: three kinds of GPU capacity, a shared cohort, and per team a
+# namespace, a ClusterQueue and the LocalQueue its jobs submit to.
+# Workload Identity and network policies join as their resources land.
 
 # --- Flavors: one per GPU node pool -------------------------------------------
 # With mlplatform_gpu_pool, node_labels and tolerations are wired from the pool
@@ -56,14 +56,19 @@ locals {
   }
 }
 
+resource "mlplatform_team_namespace" "team" {
+  for_each = local.teams
+
+  name = "team-${each.key}"
+  team = each.key
+}
+
 resource "mlplatform_cluster_queue" "team" {
   for_each = local.teams
 
-  name   = "team-${each.key}"
-  cohort = mlplatform_cohort.research.name
-  namespace_selector = {
-    match_labels = { "mlplatform.dev/team" = each.key }
-  }
+  name               = "team-${each.key}"
+  cohort             = mlplatform_cohort.research.name
+  namespace_selector = mlplatform_team_namespace.team[each.key].selector
 
   resource_groups = [{
     covered_resources = ["cpu", "memory", "nvidia.com/gpu"]
@@ -105,4 +110,13 @@ resource "mlplatform_cluster_queue" "team" {
     reclaim_within_cohort = "Any"
     within_cluster_queue  = "LowerPriority"
   }
+}
+
+# Jobs submit here with the label kueue.x-k8s.io/queue-name: gpu.
+resource "mlplatform_local_queue" "gpu" {
+  for_each = local.teams
+
+  namespace     = mlplatform_team_namespace.team[each.key].name
+  name          = "gpu"
+  cluster_queue = mlplatform_cluster_queue.team[each.key].name
 }

@@ -5,8 +5,8 @@
 # `mlplatform sandbox up` writes them for the local sandbox; for a real
 # cluster set project, location and cluster here (see README).
 #
-# This example grows as the platform's resources land: GPU node pools, team
-# namespaces, local queues, Workload Identity and network policies.
+# This example grows as the platform's resources land: GPU node pools,
+# Workload Identity and network policies are next.
 provider "mlplatform" {}
 
 # Priorities jobs choose with the label kueue.x-k8s.io/priority-class.

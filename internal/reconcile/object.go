@@ -45,6 +45,9 @@ type Object[S any, O metav1.Object, AC any] struct {
 	// they were instead of the object hanging in Terminating.
 	Blockers     func(ctx context.Context, ref Ref) ([]string, error)
 	BlockedGrace time.Duration // default 30s
+	// Stuck, when set, says what keeps a deleted object from going away, for
+	// the error when Delete runs out of time.
+	Stuck func(O) string
 	// Poll is how often Delete and WaitReady look again. Default 200ms.
 	Poll time.Duration
 }
@@ -192,7 +195,9 @@ func (o Object[S, O, AC]) Delete(ctx context.Context, ref Ref) error {
 		select {
 		case <-ctx.Done():
 			left := ""
-			if err == nil && len(obj.GetFinalizers()) > 0 {
+			if err == nil && o.Stuck != nil {
+				left = "; " + o.Stuck(obj)
+			} else if err == nil && len(obj.GetFinalizers()) > 0 {
 				left = "; it still has finalizers " + strings.Join(obj.GetFinalizers(), ", ") +
 					", which the controller that owns each removes once nothing uses the object"
 			}

@@ -1,0 +1,1 @@
+terraform import mlplatform_team_namespace.vision team-vision
