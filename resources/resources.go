@@ -22,6 +22,7 @@ func All() []func() resource.Resource {
 		NewLocalQueue,
 		NewClusterQueue,
 		NewTeamNamespace,
+		NewTrainingNetworkPolicy,
 	}
 }
 

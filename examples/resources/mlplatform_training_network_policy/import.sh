@@ -1,0 +1,1 @@
+terraform import mlplatform_training_network_policy.vision team-vision

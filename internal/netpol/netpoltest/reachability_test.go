@@ -1,0 +1,187 @@
+package netpoltest_test
+
+import (
+	"fmt"
+	"testing"
+
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol/netpoltest"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+const (
+	ns       = "team-vision"
+	lockdown = "lockdown (everything off)"
+)
+
+// configs are the four configurations the issue asks for, each as a spec
+// (for the generator) and a hand-written netpoltest.Config (for the matrix).
+func configs() map[string]struct {
+	spec spec.TrainingNetworkPolicy
+	cfg  netpoltest.Config
+} {
+	type pair = struct {
+		spec spec.TrainingNetworkPolicy
+		cfg  netpoltest.Config
+	}
+	out := map[string]pair{}
+	out["defaults"] = pair{spec.DefaultTrainingNetworkPolicy(ns), netpoltest.Defaults(ns)}
+
+	s, c := spec.DefaultTrainingNetworkPolicy(ns), netpoltest.Defaults(ns)
+	s.PublicHTTPSEgress, c.PublicHTTPSEgress = true, true
+	out["public https"] = pair{s, c}
+
+	s, c = spec.DefaultTrainingNetworkPolicy(ns), netpoltest.Defaults(ns)
+	s.GoogleAPIs, c.GoogleAPIs = "restricted", "restricted"
+	out["restricted google apis"] = pair{s, c}
+
+	s, c = spec.DefaultTrainingNetworkPolicy(ns), netpoltest.Defaults(ns)
+	s.DNS, c.DNS = false, false
+	s.ExtraEgress = []spec.EgressRule{{CIDRs: []string{"10.20.0.0/16"}, Ports: []int32{5432}, Protocol: "TCP"}}
+	s.IngressFromNamespaces = map[string][]int32{"monitoring": {9090}}
+	c.Extra, c.Monitoring = true, true
+	out["dns off, extra egress, monitoring ingress"] = pair{s, c}
+
+	// everything off: only the default deny is left, so dropping it shows
+	out[lockdown] = pair{spec.TrainingNetworkPolicy{Namespace: ns, GoogleAPIs: "none"}, netpoltest.Config{Namespace: ns, GoogleAPIs: "none"}}
+	return out
+}
+
+func TestMatrix(t *testing.T) {
+	for name, tc := range configs() {
+		t.Run(name, func(t *testing.T) {
+			if failed := netpoltest.Evaluate(netpol.Render(tc.spec), netpoltest.Matrix(tc.cfg)); len(failed) > 0 {
+				t.Errorf("reachability:\n  %s", netpoltest.Report(failed))
+			}
+		})
+	}
+}
+
+// mutation is one hole taken out of the generator's output.
+type mutation struct {
+	name  string
+	apply func([]networkingv1.NetworkPolicy) []networkingv1.NetworkPolicy
+}
+
+// mutations removes, one at a time: each object; each rule; each peer of a
+// rule with several; each port of a rule with several; and the except list
+// of each ipBlock.
+func mutations(objs []networkingv1.NetworkPolicy) []mutation {
+	clone := func() []networkingv1.NetworkPolicy {
+		out := make([]networkingv1.NetworkPolicy, len(objs))
+		for i := range objs {
+			out[i] = *objs[i].DeepCopy()
+		}
+		return out
+	}
+	var ms []mutation
+	for i, o := range objs {
+		ms = append(ms, mutation{"drop object " + o.Name, func([]networkingv1.NetworkPolicy) []networkingv1.NetworkPolicy {
+			c := clone()
+			return append(c[:i], c[i+1:]...)
+		}})
+		for r, rule := range o.Spec.Egress {
+			ms = append(ms, mutation{fmt.Sprintf("%s: drop egress rule %d", o.Name, r), func([]networkingv1.NetworkPolicy) []networkingv1.NetworkPolicy {
+				c := clone()
+				e := c[i].Spec.Egress
+				c[i].Spec.Egress = append(e[:r], e[r+1:]...)
+				if len(c[i].Spec.Egress) == 0 { // an egress policy with no rules would deny, not remove a hole
+					c = append(c[:i], c[i+1:]...)
+				}
+				return c
+			}})
+			if len(rule.To) > 1 {
+				for p := range rule.To {
+					ms = append(ms, mutation{fmt.Sprintf("%s: egress rule %d drop peer %d", o.Name, r, p), func([]networkingv1.NetworkPolicy) []networkingv1.NetworkPolicy {
+						c := clone()
+						to := c[i].Spec.Egress[r].To
+						c[i].Spec.Egress[r].To = append(to[:p], to[p+1:]...)
+						return c
+					}})
+				}
+			}
+			if len(rule.Ports) > 1 {
+				for p := range rule.Ports {
+					ms = append(ms, mutation{fmt.Sprintf("%s: egress rule %d drop port %d", o.Name, r, p), func([]networkingv1.NetworkPolicy) []networkingv1.NetworkPolicy {
+						c := clone()
+						ps := c[i].Spec.Egress[r].Ports
+						c[i].Spec.Egress[r].Ports = append(ps[:p], ps[p+1:]...)
+						return c
+					}})
+				}
+			}
+			for p, peer := range rule.To {
+				if peer.IPBlock != nil && len(peer.IPBlock.Except) > 0 {
+					for x := range peer.IPBlock.Except {
+						ms = append(ms, mutation{fmt.Sprintf("%s: egress rule %d peer %d drop except %d", o.Name, r, p, x), func([]networkingv1.NetworkPolicy) []networkingv1.NetworkPolicy {
+							c := clone()
+							ex := c[i].Spec.Egress[r].To[p].IPBlock.Except
+							c[i].Spec.Egress[r].To[p].IPBlock.Except = append(ex[:x], ex[x+1:]...)
+							return c
+						}})
+					}
+				}
+			}
+		}
+		for r := range o.Spec.Ingress {
+			ms = append(ms, mutation{fmt.Sprintf("%s: drop ingress rule %d", o.Name, r), func([]networkingv1.NetworkPolicy) []networkingv1.NetworkPolicy {
+				c := clone()
+				in := c[i].Spec.Ingress
+				c[i].Spec.Ingress = append(in[:r], in[r+1:]...)
+				if len(c[i].Spec.Ingress) == 0 && len(c[i].Spec.Egress) == 0 {
+					c = append(c[:i], c[i+1:]...)
+				}
+				return c
+			}})
+		}
+	}
+	return ms
+}
+
+// redundant names the mutations that change no reachability in a
+// configuration, and why.
+func redundant(config, mutation string) (string, bool) {
+	switch {
+	case mutation == "drop object "+netpol.DefaultDeny && config != lockdown:
+		return "allow-same-namespace selects every pod for ingress and egress, so it denies the rest too; " +
+			"the lockdown configuration proves the default deny", true
+	case config == "public https" && (mutation == "drop object "+netpol.AllowGoogleAPIs ||
+		mutation == netpol.AllowGoogleAPIs+": drop egress rule 0"):
+		return "the Google API VIPs are public addresses on 443, which public HTTPS egress allows", true
+	}
+	return "", false
+}
+
+// TestMutationsAreCaught: for every config, removing any single hole (or
+// the deny, or an except) from the generator's output fails at least one
+// matrix assertion.
+func TestMutationsAreCaught(t *testing.T) {
+	total := 0
+	for name, tc := range configs() {
+		t.Run(name, func(t *testing.T) {
+			objs := netpol.Render(tc.spec)
+			matrix := netpoltest.Matrix(tc.cfg)
+			for _, m := range mutations(objs) {
+				total++
+				if why, ok := redundant(name, m.name); ok {
+					// Must really change nothing, so this list cannot hide a hole.
+					if failed := netpoltest.Evaluate(m.apply(objs), matrix); len(failed) > 0 {
+						t.Errorf("mutation %q listed as redundant (%s) changes reachability: %s", m.name, why, failed[0])
+					}
+					continue
+				}
+				if failed := netpoltest.Evaluate(m.apply(objs), matrix); len(failed) == 0 {
+					t.Errorf("mutation %q passes the whole matrix", m.name)
+				} else {
+					t.Logf("mutation %q caught by: %s", m.name, failed[0])
+				}
+			}
+			if failed := netpoltest.Evaluate(objs, matrix); len(failed) > 0 { // mutations must not touch objs
+				t.Fatalf("the unmutated policies fail:\n  %s", netpoltest.Report(failed))
+			}
+		})
+	}
+	t.Logf("%d mutations", total)
+}

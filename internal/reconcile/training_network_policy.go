@@ -1,0 +1,170 @@
+package reconcile
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	networkingac "k8s.io/client-go/applyconfigurations/networking/v1"
+	networkingclient "k8s.io/client-go/kubernetes/typed/networking/v1"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+// TrainingNetworkPolicies reconciles a spec.TrainingNetworkPolicy: the
+// NetworkPolicy objects netpol.Render makes of it, in its namespace. Only
+// objects named in netpol.Names and labelled managed-by mlplatform are read,
+// changed or deleted; any other policy in the namespace is left alone.
+type TrainingNetworkPolicies struct {
+	API func(namespace string) networkingclient.NetworkPolicyInterface
+}
+
+// NewTrainingNetworkPolicies reconciles through c.
+func NewTrainingNetworkPolicies(c *kube.Client) TrainingNetworkPolicies {
+	return TrainingNetworkPolicies{API: c.Core.NetworkingV1().NetworkPolicies}
+}
+
+// owned lists the platform's objects in the namespace; taken lists the
+// objects that carry a platform name without the platform's label.
+func (t TrainingNetworkPolicies) owned(ctx context.Context, ns string) (owned []networkingv1.NetworkPolicy, taken []string, err error) {
+	list, err := t.API(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list NetworkPolicies in %s: %w", ns, err)
+	}
+	for _, o := range list.Items {
+		switch {
+		case !slices.Contains(netpol.Names, o.Name):
+		case o.Labels[netpol.ManagedByLabel] != netpol.ManagedBy:
+			taken = append(taken, o.Name)
+		case o.DeletionTimestamp == nil:
+			owned = append(owned, o)
+		}
+	}
+	return owned, taken, nil
+}
+
+// Observe reads the objects back into a spec (netpol.Read); found is false
+// when none of them exists.
+func (t TrainingNetworkPolicies) Observe(ctx context.Context, ref Ref) (spec.TrainingNetworkPolicy, bool, error) {
+	objs, _, err := t.owned(ctx, ref.Namespace)
+	if err != nil {
+		return spec.TrainingNetworkPolicy{}, false, err
+	}
+	return netpol.Read(ref.Namespace, objs), len(objs) > 0, nil
+}
+
+// Apply writes each rendered object whose content differs (server-side
+// apply, forced), deletes owned objects no longer rendered, and returns what
+// the server then holds.
+func (t TrainingNetworkPolicies) Apply(ctx context.Context, ref Ref, desired spec.TrainingNetworkPolicy) (spec.TrainingNetworkPolicy, error) {
+	desired.Namespace = ref.Namespace
+	objs, taken, err := t.owned(ctx, ref.Namespace)
+	if err != nil {
+		return spec.TrainingNetworkPolicy{}, err
+	}
+	actual := netpol.Hashes(objs)
+	rendered := netpol.Render(desired)
+	want := netpol.Hashes(rendered)
+	for _, name := range taken {
+		if _, ok := want[name]; ok {
+			return spec.TrainingNetworkPolicy{}, fmt.Errorf("NetworkPolicy %s/%s exists but is not managed by the platform (no label %s=%s), "+
+				"so it was left alone; delete or rename it, or label it to hand it over", ref.Namespace, name, netpol.ManagedByLabel, netpol.ManagedBy)
+		}
+	}
+	api := t.API(ref.Namespace)
+	for _, o := range rendered {
+		if actual[o.Name] == want[o.Name] {
+			continue
+		}
+		if err := t.write(ctx, api, o); err != nil {
+			return spec.TrainingNetworkPolicy{}, err
+		}
+	}
+	for _, o := range objs {
+		if _, keep := want[o.Name]; !keep {
+			if err := api.Delete(ctx, o.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return spec.TrainingNetworkPolicy{}, fmt.Errorf("delete NetworkPolicy %s/%s: %w", ref.Namespace, o.Name, err)
+			}
+		}
+	}
+	got, _, err := t.Observe(ctx, ref)
+	if err != nil {
+		return got, err
+	}
+	var differ []string
+	for name, h := range want {
+		if got.Rendered[name] != h {
+			differ = append(differ, name)
+		}
+	}
+	for name := range got.Rendered {
+		if _, ok := want[name]; !ok {
+			differ = append(differ, name)
+		}
+	}
+	if len(differ) > 0 {
+		slices.Sort(differ)
+		return got, fmt.Errorf("NetworkPolicies %s in %s differ from the configuration after apply "+
+			"(a webhook or controller is changing them)", strings.Join(differ, ", "), ref.Namespace)
+	}
+	return got, nil
+}
+
+// write server-side applies o. Rules another writer added to a part the
+// platform does not own (e.g. ingress rules on an egress-only policy)
+// survive an apply, so a result that still differs is replaced by an update.
+func (t TrainingNetworkPolicies) write(ctx context.Context, api networkingclient.NetworkPolicyInterface, o networkingv1.NetworkPolicy) error {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	var ac networkingac.NetworkPolicyApplyConfiguration
+	if err := json.Unmarshal(b, &ac); err != nil {
+		return err
+	}
+	got, err := api.Apply(ctx, &ac, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true})
+	if err != nil {
+		return fmt.Errorf("apply NetworkPolicy %s/%s: %w", o.Namespace, o.Name, err)
+	}
+	if netpol.Hash(got.Spec) == netpol.Hash(o.Spec) {
+		return nil
+	}
+	got.Spec = o.Spec
+	if _, err := api.Update(ctx, got, metav1.UpdateOptions{FieldManager: kube.FieldManager}); err != nil {
+		return fmt.Errorf("restore NetworkPolicy %s/%s: %w", o.Namespace, o.Name, err)
+	}
+	return nil
+}
+
+// Delete deletes the platform's objects in the namespace (the default deny
+// last, so the namespace is never briefly left with holes and no deny).
+func (t TrainingNetworkPolicies) Delete(ctx context.Context, ref Ref) error {
+	objs, _, err := t.owned(ctx, ref.Namespace)
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(objs, func(a, b networkingv1.NetworkPolicy) int {
+		return boolInt(a.Name == netpol.DefaultDeny) - boolInt(b.Name == netpol.DefaultDeny)
+	})
+	for _, o := range objs {
+		err := t.API(ref.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete NetworkPolicy %s/%s: %w", ref.Namespace, o.Name, err)
+		}
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,140 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = &TrainingNetworkPolicy{}
+	_ resource.ResourceWithImportState    = &TrainingNetworkPolicy{}
+	_ resource.ResourceWithValidateConfig = &TrainingNetworkPolicy{}
+	_ resource.ResourceWithModifyPlan     = &TrainingNetworkPolicy{}
+)
+
+// TrainingNetworkPolicy is mlplatform_training_network_policy.
+type TrainingNetworkPolicy struct {
+	objectCRUD[trainingNetworkPolicyModel, spec.TrainingNetworkPolicy]
+}
+
+// NewTrainingNetworkPolicy is the resource constructor.
+func NewTrainingNetworkPolicy() resource.Resource {
+	return &TrainingNetworkPolicy{objectCRUD: objectCRUD[trainingNetworkPolicyModel, spec.TrainingNetworkPolicy]{
+		kind:       "Training NetworkPolicies",
+		reconciler: reconcilerOf[spec.TrainingNetworkPolicy](reconcile.NewTrainingNetworkPolicies),
+		toSpec: func(ctx context.Context, m trainingNetworkPolicyModel, d *diag.Diagnostics) spec.TrainingNetworkPolicy {
+			return m.toSpec(ctx, d)
+		},
+		validate: spec.TrainingNetworkPolicy.Validate,
+		ref: func(m trainingNetworkPolicyModel) reconcile.Ref {
+			return reconcile.Ref{Namespace: m.Namespace.ValueString()}
+		},
+		toState: trainingNetworkPolicyState,
+	}}
+}
+
+func (r *TrainingNetworkPolicy) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_training_network_policy"
+}
+
+func (r *TrainingNetworkPolicy) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	ports := schema.ListAttribute{Optional: true, ElementType: types.Int64Type,
+		MarkdownDescription: "Ports (1–65535); left out, every port."}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Default-deny networking for a training namespace: NetworkPolicy objects, one per purpose " +
+			"(`" + strings.Join(netpol.Names, "`, `") + "`), labelled `" + netpol.ManagedByLabel + ": " + netpol.ManagedBy + "`. " +
+			"Everything in and out of the namespace's pods is denied except the holes configured here. Objects of a purpose " +
+			"turned off are deleted; other NetworkPolicies in the namespace are left alone. A policy deleted or edited out of band " +
+			"shows in the plan (the purpose turned off, or a changed hash in `policies`) and apply restores it.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The namespace.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"namespace": schema.StringAttribute{Required: true, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				MarkdownDescription: "The training namespace. Changing it moves the policies (replace)."},
+			"allow_same_namespace": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Pods of the namespace reach each other on every port and protocol (rendezvous, NCCL, Gloo). Default `true`."},
+			"dns": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Egress to DNS on TCP and UDP 53: the kube-dns pods (`k8s-app=kube-dns` in `kube-system`), NodeLocal " +
+					"DNSCache `" + netpol.NodeLocalDNS + "` and the metadata server's resolver `" + netpol.MetadataServer + "` (Cloud DNS). Default `true`."},
+			"metadata_server": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Egress to the metadata server (Workload Identity tokens): `" + netpol.MetadataServer + "` TCP 80 and 8080, " +
+					"`" + netpol.MetadataServerV1 + "` TCP 987 and 988. Default `true`."},
+			"google_apis": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("private"),
+				Validators: []validator.String{stringvalidator.OneOf(spec.GoogleAPIsChoices...)},
+				MarkdownDescription: "Private Google Access VIPs reachable on TCP 443: `private` (`private.googleapis.com`, `" + netpol.PrivateGoogle + "`), " +
+					"`restricted` (`restricted.googleapis.com`, `" + netpol.RestrictedGoogle + "`, for VPC Service Controls), `both` or `none`. Default `private`."},
+			"public_https_egress": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Egress to the internet on TCP 443 (model hubs): `0.0.0.0/0` except `" + strings.Join(netpol.PublicExcept, "`, `") +
+					"`. Default `false`."},
+			"extra_egress": schema.ListNestedAttribute{Optional: true,
+				MarkdownDescription: "More egress holes, each to CIDRs on ports of one protocol.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"cidrs": schema.ListAttribute{Required: true, ElementType: types.StringType,
+						MarkdownDescription: "Destination CIDRs, e.g. `10.20.0.0/16`."},
+					"ports": ports,
+					"protocol": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("TCP"),
+						Validators:          []validator.String{stringvalidator.OneOf(spec.Protocols...)},
+						MarkdownDescription: "`TCP`, `UDP` or `SCTP`. Default `TCP`."},
+				}}},
+			"ingress_from_namespaces": schema.MapNestedAttribute{Optional: true,
+				MarkdownDescription: "Ingress from every pod of other namespaces, keyed by namespace name (e.g. `monitoring` to scrape metrics), on TCP ports.",
+				NestedObject:        schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{"ports": ports}}},
+			"policies": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Name of each NetworkPolicy object → a hash of its spec as the server holds it. An object edited or deleted " +
+					"out of band shows here as a change, and apply restores it."},
+		},
+	}
+}
+
+func (r *TrainingNetworkPolicy) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m trainingNetworkPolicyModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	s := m.toSpec(ctx, &resp.Diagnostics)
+	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
+}
+
+// ModifyPlan plans policies as the hashes of the objects the configuration
+// renders, so an object changed out of band plans an update that restores it.
+func (r *TrainingNetworkPolicy) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var m trainingNetworkPolicyModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("policies"), m.plannedPolicies(ctx, &resp.Diagnostics))...)
+}
+
+// ImportState imports by namespace: terraform import mlplatform_training_network_policy.x NAMESPACE.
+func (r *TrainingNetworkPolicy) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if msgs := validation.IsDNS1123Label(req.ID); len(msgs) > 0 {
+		resp.Diagnostics.AddError("Invalid Import ID",
+			fmt.Sprintf("A training network policy is imported by its namespace (e.g. team-vision); %q is not a namespace name: %s.", req.ID, strings.Join(msgs, "; ")))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+}
