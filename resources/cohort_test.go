@@ -18,7 +18,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
@@ -179,18 +178,8 @@ func TestAccCohort(t *testing.T) {
 				Check: serverSpec("acc-vision", childSpec("24", qp("8"))),
 			},
 			{ // deleted out of band: recreated
-				PreConfig: func() {
-					if err := cohorts.Delete(ctx, "acc-vision", metav1.DeleteOptions{}); err != nil {
-						t.Fatal(err)
-					}
-					if err := wait.PollUntilContextTimeout(ctx, 100e6, 60e9, true, func(ctx context.Context) (bool, error) {
-						_, err := cohorts.Get(ctx, "acc-vision", metav1.GetOptions{})
-						return apierrors.IsNotFound(err), nil
-					}); err != nil {
-						t.Fatalf("cohort not gone: %v", err)
-					}
-				},
-				Config: config("24", `, borrowing_limit = "8"`),
+				PreConfig: func() { deleteOutOfBand(t, cohorts, "acc-vision") },
+				Config:    config("24", `, borrowing_limit = "8"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(child, plancheck.ResourceActionCreate)},
 					PostApplyPostRefresh: empty,

@@ -149,18 +149,8 @@ func TestAccProvisioningAdmissionCheck(t *testing.T) {
 				Check: serverSpec(configV2),
 			},
 			{ // the AdmissionCheck deleted out of band (Kueue lets go of an unused one): both applied again
-				PreConfig: func() {
-					if err := checks.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-						t.Fatal(err)
-					}
-					if err := wait.PollUntilContextTimeout(ctx, 100e6, 60e9, true, func(ctx context.Context) (bool, error) {
-						_, err := checks.Get(ctx, name, metav1.GetOptions{})
-						return apierrors.IsNotFound(err), nil
-					}); err != nil {
-						t.Fatalf("AdmissionCheck not gone: %v", err)
-					}
-				},
-				Config: provisioningConfig(t, provisioningV2),
+				PreConfig: func() { deleteOutOfBand(t, checks, name) },
+				Config:    provisioningConfig(t, provisioningV2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
 					PostApplyPostRefresh: empty,

@@ -17,7 +17,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
@@ -142,18 +141,8 @@ func TestAccResourceFlavor(t *testing.T) {
 				Check: serverSpec(specV2), // the label kubectl added is gone again
 			},
 			{ // deleted out of band (Kueue lets go of an unused flavor): recreated
-				PreConfig: func() {
-					if err := rfs.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-						t.Fatal(err)
-					}
-					if err := wait.PollUntilContextTimeout(ctx, 100e6, 60e9, true, func(ctx context.Context) (bool, error) {
-						_, err := rfs.Get(ctx, name, metav1.GetOptions{})
-						return apierrors.IsNotFound(err), nil
-					}); err != nil {
-						t.Fatalf("flavor not gone: %v", err)
-					}
-				},
-				Config: flavorConfig(t, flavorV2),
+				PreConfig: func() { deleteOutOfBand(t, rfs, name) },
+				Config:    flavorConfig(t, flavorV2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
 					PostApplyPostRefresh: empty,
