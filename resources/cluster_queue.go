@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
@@ -153,9 +152,5 @@ func (r *ClusterQueue) ValidateConfig(ctx context.Context, req resource.Validate
 
 // ImportState imports by name: terraform import mlplatform_cluster_queue.x NAME.
 func (r *ClusterQueue) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-	for attr, v := range waitDefaults() {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
-	}
+	importByName(ctx, req, resp, waitDefaults())
 }

@@ -228,15 +228,15 @@ resource "mlplatform_resource_flavor" "used" {
 			{
 				Config:      acctest.ProviderConfig(t) + queue,
 				ExpectError: regexp.MustCompile(`(?s)Kueue still uses this object.*ResourceFlavor acc-cq-used is still used by\s+ClusterQueue\s+acc-cq-user.*it was not\s+deleted`),
-				Check: func(*terraform.State) error {
+			},
+			{ // (a Check on an ExpectError step never runs, so the refusal is verified here)
+				PreConfig: func() {
 					rf, err := kq.KueueV1beta2().ResourceFlavors().Get(context.Background(), "acc-cq-used", metav1.GetOptions{})
 					if err != nil || rf.DeletionTimestamp != nil {
-						return fmt.Errorf("flavor should be left intact: %v %v", err, rf.DeletionTimestamp)
+						t.Fatalf("the refused delete should leave the flavor intact, not Terminating: err=%v deletionTimestamp=%v", err, rf.GetDeletionTimestamp())
 					}
-					return nil
 				},
-			},
-			{Config: acctest.ProviderConfig(t) + flavor + queue,
+				Config:           acctest.ProviderConfig(t) + flavor + queue,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		},
 	})

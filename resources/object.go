@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
@@ -162,4 +164,14 @@ func (c *objectCRUD[M, S]) Read(ctx context.Context, req resource.ReadRequest, r
 
 func (c *objectCRUD[M, S]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	c.delete(ctx, req.State, &resp.Diagnostics)
+}
+
+// importByName is ImportState for a resource whose id is its name. extra sets
+// attributes the server does not keep (e.g. wait settings) to their defaults.
+func importByName(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, extra map[string]attr.Value) {
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	for name, v := range extra {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
+	}
 }

@@ -238,10 +238,13 @@ resource "mlplatform_provisioning_admission_check" "used" {
 				Config:      config,
 				Destroy:     true,
 				ExpectError: regexp.MustCompile(`(?s)Kueue still uses this object.*AdmissionCheck ` + name + ` is still used by\s+ClusterQueue\s+` + queue + `.*it was not\s+deleted`),
-				Check:       intact,
 			},
 			{
 				PreConfig: func() {
+					// A Check on an ExpectError step never runs: verify the refusal left both objects here.
+					if err := intact(nil); err != nil {
+						t.Fatal(err)
+					}
 					if err := cqs.Delete(ctx, queue, metav1.DeleteOptions{}); err != nil {
 						t.Fatal(err)
 					}

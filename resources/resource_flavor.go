@@ -105,6 +105,5 @@ func (r *ResourceFlavor) ValidateConfig(ctx context.Context, req resource.Valida
 
 // ImportState imports by name: terraform import mlplatform_resource_flavor.x NAME.
 func (r *ResourceFlavor) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	importByName(ctx, req, resp, nil)
 }

@@ -107,6 +107,5 @@ func (r *TeamNamespace) ValidateConfig(ctx context.Context, req resource.Validat
 
 // ImportState imports by name: terraform import mlplatform_team_namespace.x NAME.
 func (r *TeamNamespace) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	importByName(ctx, req, resp, nil)
 }

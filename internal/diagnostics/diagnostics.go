@@ -4,6 +4,7 @@
 package diagnostics
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -84,6 +85,12 @@ func plain(err error) string {
 			"and cluster in the provider block."
 	case meta.IsNoMatchError(err) || (apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource")):
 		return "The cluster does not serve this Kueue kind (kueue.x-k8s.io/v1beta2). Install Kueue v0.16 or later on the cluster first."
+	case apierrors.IsNotFound(err) && strings.Contains(err.Error(), "namespaces"):
+		return "The namespace this object belongs in does not exist. Create it first (mlplatform_team_namespace) and refer to " +
+			"its name attribute, so Terraform creates the namespace before what goes in it."
+	case errors.Is(err, context.DeadlineExceeded):
+		return "The operation did not finish in time. The details below say what was still pending; once that is resolved, " +
+			"run the apply again: it picks up where this one stopped."
 	case errors.As(err, &urlErr) || errors.As(err, &netErr):
 		return "The Kubernetes API server could not be reached. Check that the cluster is running and that kubeconfig points at it " +
 			"(for the local sandbox: run `mlplatform sandbox up` and source the env file it prints)."

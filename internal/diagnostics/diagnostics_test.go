@@ -1,6 +1,7 @@
 package diagnostics
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -40,13 +41,15 @@ func TestExplain(t *testing.T) {
 		"forbidden":             {apierrors.NewForbidden(gr, "x", errors.New("no RBAC")), "lack permission"},
 		"webhook down": {apierrors.NewInternalError(errors.New(`failed calling webhook "vclusterqueue.kb.io": connection refused`)),
 			"Kueue's admission webhook did not answer"},
-		"invalid":         {apierrors.NewInvalid(schema.GroupKind{Group: "kueue.x-k8s.io", Kind: "ClusterQueue"}, "x", nil), "rejected the object as invalid"},
-		"conflict":        {apierrors.NewConflict(gr, "x", errors.New("modified")), "Run the apply again"},
-		"kind not served": {apierrors.NewGenericServerResponse(404, "get", gr, "x", "", 0, true), "Install Kueue"},
-		"no cluster":      {platform.ErrNoCluster, "does not know which cluster"},
-		"grpc denied":     {status.Error(codes.PermissionDenied, "iam.serviceAccounts.getIamPolicy denied"), "lack the IAM permission"},
-		"grpc invalid":    {status.Error(codes.InvalidArgument, "Identity Pool does not exist"), "rejected the request as invalid"},
-		"anything else":   {errors.New("boom"), "the error below has the details"},
+		"invalid":           {apierrors.NewInvalid(schema.GroupKind{Group: "kueue.x-k8s.io", Kind: "ClusterQueue"}, "x", nil), "rejected the object as invalid"},
+		"conflict":          {apierrors.NewConflict(gr, "x", errors.New("modified")), "Run the apply again"},
+		"kind not served":   {apierrors.NewGenericServerResponse(404, "get", gr, "x", "", 0, true), "Install Kueue"},
+		"no cluster":        {platform.ErrNoCluster, "does not know which cluster"},
+		"grpc denied":       {status.Error(codes.PermissionDenied, "iam.serviceAccounts.getIamPolicy denied"), "lack the IAM permission"},
+		"grpc invalid":      {status.Error(codes.InvalidArgument, "Identity Pool does not exist"), "rejected the request as invalid"},
+		"anything else":     {errors.New("boom"), "the error below has the details"},
+		"namespace missing": {fmt.Errorf("apply LocalQueue team-a/gpu: %w", apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, "team-a")), "Create it first (mlplatform_team_namespace)"},
+		"timed out":         {fmt.Errorf("namespace x still present after 5m0s; still left: pods: 3: %w", context.DeadlineExceeded), "did not finish in time"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
