@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	gcpiam "cloud.google.com/go/iam"
@@ -29,9 +30,18 @@ func WorkloadIdentityMember(project, namespace, ksa string) string {
 // under every read-modify-write attempt.
 var ErrPolicyContention = errors.New("IAM policy kept changing")
 
-// policyRetries bounds the read-modify-write attempts on ABORTED (a stale
-// etag: someone else wrote the policy between our read and write).
-const policyRetries = 8
+// PolicyRetryBudget bounds how long a read-modify-write is retried on ABORTED
+// (a stale etag: someone else wrote the policy between our read and write).
+// The context's deadline, when sooner, wins.
+const PolicyRetryBudget = 2 * time.Minute
+
+// Backoff between attempts grows exponentially from policyBackoffBase to
+// policyBackoffCap, with full jitter: writers that collided once must not
+// retry in lock step and collide again.
+const (
+	policyBackoffBase = 20 * time.Millisecond
+	policyBackoffCap  = 2 * time.Second
+)
 
 // AddMember grants role to member on the service account, touching nothing
 // else in its policy (non-authoritative). The policy is read, changed and
@@ -69,7 +79,8 @@ func (c *Client) HasMember(ctx context.Context, resource, role, member string) (
 }
 
 func (c *Client) modify(ctx context.Context, resource string, change func(*gcpiam.Policy) bool) error {
-	backoff := 50 * time.Millisecond
+	start := time.Now()
+	backoff := policyBackoffBase
 	for attempt := 1; ; attempt++ {
 		p, err := c.Admin.GetIamPolicy(ctx, &iampb.GetIamPolicyRequest{Resource: resource})
 		if err != nil {
@@ -85,15 +96,16 @@ func (c *Client) modify(ctx context.Context, resource string, change func(*gcpia
 			}
 			return nil
 		}
-		if attempt == policyRetries {
-			return fmt.Errorf("the IAM policy of %s changed under each of %d read-modify-write attempts (other writers are busy on it); "+
-				"run the apply again: %w (last error: %v)", resource, policyRetries, ErrPolicyContention, err)
+		wait := rand.N(backoff) + time.Millisecond
+		if elapsed := time.Since(start); elapsed+wait > PolicyRetryBudget {
+			return fmt.Errorf("the IAM policy of %s changed under each of %d read-modify-write attempts over %s (other writers are busy on it); "+
+				"run the apply again: %w (last error: %v)", resource, attempt, elapsed.Round(time.Second), ErrPolicyContention, err)
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("write the IAM policy of %s: %w (last error: %v)", resource, ctx.Err(), err)
-		case <-time.After(backoff):
+			return fmt.Errorf("write the IAM policy of %s after %d attempts: %w (last error: %v)", resource, attempt, ctx.Err(), err)
+		case <-time.After(wait):
 		}
-		backoff = min(2*backoff, 2*time.Second)
+		backoff = min(2*backoff, policyBackoffCap)
 	}
 }

@@ -37,7 +37,7 @@ func TestAddMemberConcurrentWritersLoseNothing(t *testing.T) {
 	t.Parallel()
 	c, sa := setup(t, true)
 	ctx := context.Background()
-	const writers = 12
+	const writers = 24
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
 	for i := range writers {
