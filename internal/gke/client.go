@@ -18,6 +18,8 @@ import (
 // Client is the GKE API client.
 type Client struct {
 	CM *container.ClusterManagerClient
+
+	locks ClusterLocks // serializes this client's node-pool mutations per cluster
 }
 
 // New builds the client; opts come from ClientOptions.

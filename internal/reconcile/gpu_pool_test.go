@@ -1,0 +1,267 @@
+package reconcile_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	rpcstatus "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/fakegcp"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+func l4Spot() spec.GPUPool {
+	return spec.GPUPool{
+		Project: "p", Location: "us-central1", Cluster: "c", Name: "l4-dev",
+		NodeLocations: []string{"us-central1-a"}, MachineType: "g2-standard-8",
+		GPU: spec.GPU{Type: "nvidia-l4", Count: 1, Driver: spec.GPUDriverDefault}, Capacity: spec.CapacitySpot,
+		Autoscaling:      spec.Autoscaling{MaxNodes: 4, LocationPolicy: spec.LocationPolicyAny},
+		Labels:           map[string]string{"team": "vision"},
+		Taints:           []spec.Taint{{Key: "cloud.google.com/gke-spot", Value: "true", Effect: "NoSchedule"}},
+		ResourceLabels:   map[string]string{"owner": "ml-infra"},
+		WorkloadIdentity: true,
+	}
+}
+
+// asServed adds what GKE adds to a created pool: the GPU taint, goog-gke*
+// resource labels, disk and service account defaults, a status.
+func asServed(np *containerpb.NodePool) *containerpb.NodePool {
+	np = proto.Clone(np).(*containerpb.NodePool)
+	np.Config.Taints = append(np.Config.Taints, &containerpb.NodeTaint{Key: "nvidia.com/gpu", Value: "present", Effect: containerpb.NodeTaint_NO_SCHEDULE})
+	np.Config.ResourceLabels["goog-gke-node-pool-provisioning-model"] = "spot"
+	np.Config.DiskSizeGb, np.Config.DiskType, np.Config.ServiceAccount = 100, "pd-balanced", "default"
+	np.Status, np.Version = containerpb.NodePool_RUNNING, "1.33.5-gke.1080000"
+	return np
+}
+
+func TestDiff(t *testing.T) {
+	t.Parallel()
+	const name = "projects/p/locations/us-central1/clusters/c/nodePools/l4-dev"
+	cases := map[string]struct {
+		edit    func(*spec.GPUPool)
+		server  func(*containerpb.NodePool)
+		want    []reconcile.Action
+		wantErr string
+	}{
+		"in sync, GKE's additions are not drift": {},
+		"autoscaling changed out of band": {
+			server: func(np *containerpb.NodePool) { np.Autoscaling.TotalMaxNodeCount = 10 },
+			want: []reconcile.Action{{Field: "autoscaling", Autoscaling: &containerpb.NodePoolAutoscaling{
+				Enabled: true, TotalMaxNodeCount: 4, LocationPolicy: containerpb.NodePoolAutoscaling_ANY}}},
+		},
+		"labels and max nodes: two requests": {
+			edit: func(p *spec.GPUPool) { p.Labels["tier"] = "dev"; p.Autoscaling.MaxNodes = 8 },
+			want: []reconcile.Action{
+				{Field: "autoscaling", Autoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, TotalMaxNodeCount: 8, LocationPolicy: containerpb.NodePoolAutoscaling_ANY}},
+				{Field: "labels", Update: &containerpb.UpdateNodePoolRequest{Name: name, Labels: &containerpb.NodeLabels{Labels: map[string]string{"team": "vision", "tier": "dev"}}}},
+			},
+		},
+		"taints keep GKE's GPU taint": {
+			edit: func(p *spec.GPUPool) { p.Taints = nil },
+			want: []reconcile.Action{{Field: "taints", Update: &containerpb.UpdateNodePoolRequest{Name: name, Taints: &containerpb.NodeTaints{Taints: []*containerpb.NodeTaint{
+				{Key: "nvidia.com/gpu", Value: "present", Effect: containerpb.NodeTaint_NO_SCHEDULE}}}}}},
+		},
+		"resource label removed out of band, defaults restored": {
+			server: func(np *containerpb.NodePool) { delete(np.Config.ResourceLabels, "mlplatform-gpu") },
+			want: []reconcile.Action{{Field: "resource_labels", Update: &containerpb.UpdateNodePoolRequest{Name: name, ResourceLabels: &containerpb.ResourceLabels{Labels: map[string]string{
+				"owner": "ml-infra", "mlplatform-pool": "l4-dev", "mlplatform-gpu": "nvidia-l4", "mlplatform-capacity": "spot"}}}}},
+		},
+		"driver": {
+			edit: func(p *spec.GPUPool) { p.GPU.Driver = spec.GPUDriverLatest },
+			want: []reconcile.Action{{Field: "gpu.driver", Update: &containerpb.UpdateNodePoolRequest{Name: name, Accelerators: []*containerpb.AcceleratorConfig{{
+				AcceleratorType: "nvidia-l4", AcceleratorCount: 1,
+				GpuDriverInstallationConfig: &containerpb.GPUDriverInstallationConfig{GpuDriverVersion: containerpb.GPUDriverInstallationConfig_LATEST.Enum()}}}}}},
+		},
+		"disk size only": {
+			edit: func(p *spec.GPUPool) { p.DiskSizeGB = 200 },
+			want: []reconcile.Action{{Field: "disk", Update: &containerpb.UpdateNodePoolRequest{Name: name, DiskSizeGb: 200, DiskType: "pd-balanced"}}},
+		},
+		"zones": {
+			edit: func(p *spec.GPUPool) { p.NodeLocations = []string{"us-central1-c", "us-central1-a"} },
+			want: []reconcile.Action{{Field: "node_locations", Update: &containerpb.UpdateNodePoolRequest{Name: name, Locations: []string{"us-central1-a", "us-central1-c"}}}},
+		},
+		"gpu type needs replacement": {
+			edit:    func(p *spec.GPUPool) { p.GPU.Type, p.MachineType = "nvidia-h100-80gb", "a3-highgpu-1g" },
+			wantErr: "differs in machine_type, gpu.type",
+		},
+		"spot to on-demand needs replacement": {
+			edit:    func(p *spec.GPUPool) { p.Capacity = spec.CapacityOnDemand },
+			wantErr: "differs in capacity",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			created := l4Spot()
+			np := asServed(reconcile.BuildNodePool(created))
+			if tc.server != nil {
+				tc.server(np)
+			}
+			desired := l4Spot()
+			if tc.edit != nil {
+				tc.edit(&desired)
+			}
+			got, err := reconcile.Diff(desired, np)
+			if tc.wantErr != "" {
+				if err == nil || !errors.Is(err, reconcile.ErrNeedsReplacement) || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Diff error = %v, want ErrNeedsReplacement with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got, protocmp.Transform()); diff != "" {
+				t.Errorf("Diff (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFromNodePoolRoundTrip(t *testing.T) {
+	t.Parallel()
+	flex := spec.GPUPool{Project: "p", Location: "us-central1", Cluster: "c", Name: "h100-flex",
+		GPU: spec.GPU{Type: "nvidia-h100-80gb", Count: 8, Driver: spec.GPUDriverLatest}, Capacity: spec.CapacityFlexStart,
+		QueuedProvisioning: true, MaxRunDuration: 72 * time.Hour, Autoscaling: spec.Autoscaling{MaxNodes: 4, LocationPolicy: spec.LocationPolicyAny},
+		WorkloadIdentity: true}
+	res := spec.GPUPool{Project: "p", Location: "us-central1", Cluster: "c", Name: "a100-res", MachineType: "a2-ultragpu-8g",
+		GPU: spec.GPU{Type: "nvidia-a100-80gb", Count: 8, Driver: spec.GPUDriverDefault}, Capacity: spec.CapacityReservation,
+		Reservation: &spec.Reservation{Affinity: spec.ReservationSpecific, Name: "a100-res-1"}, Placement: spec.PlacementCompact,
+		Autoscaling: spec.Autoscaling{MinNodes: 1, MaxNodes: 2, LocationPolicy: spec.LocationPolicyBalanced}, WorkloadIdentity: true}
+	for _, p := range []spec.GPUPool{l4Spot(), flex, res} {
+		np := asServed(reconcile.BuildNodePool(p))
+		got := reconcile.FromNodePool(reconcile.RefOf(p), np, p)
+		want := p
+		want.MachineType = np.Config.MachineType
+		want.DiskSizeGB, want.DiskType, want.ServiceAccount = 100, "pd-balanced", "default"
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: FromNodePool(BuildNodePool) (-want +got):\n%s", p.Name, diff)
+		}
+	}
+}
+
+// busyAPI refuses the first n mutations as GKE does while another
+// operation runs, then answers with a finished operation.
+type busyAPI struct {
+	reconcile.NodePoolAPI
+	n, calls int
+}
+
+func (b *busyAPI) SetNodePoolAutoscaling(context.Context, string, *containerpb.NodePoolAutoscaling) (*containerpb.Operation, error) {
+	b.calls++
+	if b.calls <= b.n {
+		st, _ := status.New(codes.FailedPrecondition, "Cluster is running incompatible operation operation-1.").
+			WithDetails(&errdetails.ErrorInfo{Reason: "CLUSTER_ALREADY_HAS_OPERATION"})
+		return nil, st.Err()
+	}
+	return &containerpb.Operation{Name: "op", Status: containerpb.Operation_DONE}, nil
+}
+
+func (b *busyAPI) GetNodePool(context.Context, string) (*containerpb.NodePool, error) {
+	p := l4Spot()
+	np := asServed(reconcile.BuildNodePool(p))
+	np.Autoscaling.TotalMaxNodeCount = 1
+	return np, nil
+}
+
+func TestRetryWhileBusy(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		busy     int
+		deadline int // sleeps allowed before the timeout
+		wantErr  string
+	}{
+		"succeeds after two refusals": {busy: 2, deadline: 100},
+		"gives up at the timeout":     {busy: 1000, deadline: 5, wantErr: "GKE is busy with another operation on cluster projects/p/locations/us-central1/clusters/c; retried 5 times"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			api := &busyAPI{n: tc.busy}
+			g := reconcile.NewGPUPools(api, &gke.ClusterLocks{})
+			var slept []time.Duration
+			g.Sleep = func(ctx context.Context, d time.Duration) error {
+				slept = append(slept, d)
+				if len(slept) >= tc.deadline {
+					return context.DeadlineExceeded
+				}
+				return nil
+			}
+			_, err := g.Update(context.Background(), l4Spot())
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				var busy *reconcile.BusyError
+				if !errors.As(err, &busy) || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v, want BusyError %q", err, tc.wantErr)
+				}
+			}
+			for i, d := range slept {
+				hi := min(g.RetryBase<<i, g.RetryMax)
+				if d < hi/2 || d > hi {
+					t.Errorf("backoff %d = %s, want in [%s, %s]", i+1, d, hi/2, hi)
+				}
+			}
+		})
+	}
+}
+
+// A create that GKE accepts but cannot finish (stockout) leaves no pool.
+func TestCreateStockoutCleansUp(t *testing.T) {
+	t.Parallel()
+	srv := fakegcp.New(fakegcp.WithOpLatency(10 * time.Millisecond))
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	srv.Container.AddCluster("p", "us-central1", "c", true)
+	srv.Container.SetFailNodePoolCreate(func(np *containerpb.NodePool) *rpcstatus.Status {
+		return fakegcp.GCEStockout("p", np.Locations[0])
+	})
+	ctx := context.Background()
+	c, err := gke.New(ctx, srv.ClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	g := reconcile.NewGPUPools(c, c.NodePoolLocks())
+	p := l4Spot()
+	p.Cluster = "c"
+	_, err = g.Create(ctx, p)
+	var failed *reconcile.CreateFailedError
+	if !errors.As(err, &failed) || !failed.Cleaned {
+		t.Fatalf("Create error = %v, want a cleaned-up CreateFailedError", err)
+	}
+	if zone, ok := failed.Stockout(); !ok || zone != "us-central1-a" {
+		t.Errorf("Stockout() = %q, %v", zone, ok)
+	}
+	for _, want := range []string{"no spot capacity for 1 × nvidia-l4 (g2-standard-8) in zone us-central1-a", "deleted the half-created pool"} {
+		if !strings.Contains(failed.Plain(), want) {
+			t.Errorf("Plain() = %q, want it to contain %q", failed.Plain(), want)
+		}
+	}
+	if _, found, err := g.Observe(ctx, reconcile.RefOf(p), p); err != nil || found {
+		t.Fatalf("after the failed create: found=%v err=%v, want no pool", found, err)
+	}
+	srv.Container.SetFailNodePoolCreate(nil)
+	got, err := g.Create(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != "RUNNING" {
+		t.Errorf("status after the second create = %s", got.Status)
+	}
+}
