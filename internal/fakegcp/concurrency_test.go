@@ -114,3 +114,31 @@ func TestMaxConcurrentNodePoolOps(t *testing.T) {
 		t.Fatalf("classic mode: want CLUSTER_ALREADY_HAS_OPERATION, got %v", err)
 	}
 }
+
+// TestMaxConcurrentOps records the most operations that ran at once per
+// cluster: 1 in classic mode, up to the limit with concurrent node-pool ops.
+func TestMaxConcurrentOps(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		limit int
+		want  int
+	}{"classic": {0, 1}, "two at a time": {2, 2}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := start(t, fakegcp.WithMaxConcurrentNodePoolOps(tc.limit))
+			ctx := context.Background()
+			e.srv.Container.AddCluster(project, location, "c", false)
+			if got := e.srv.Container.MaxConcurrentOps(clusterName("c")); got != 0 {
+				t.Fatalf("before any operation: %d", got)
+			}
+			for _, p := range []string{"a", "b", "c"} {
+				_, _ = e.cm.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: clusterName("c"), NodePool: gpuPool(p, "e2-standard-4", "", 0)})
+			}
+			e.clk.Advance(latency)
+			_, _ = e.cm.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: clusterName("c"), NodePool: gpuPool("d", "e2-standard-4", "", 0)})
+			if got := e.srv.Container.MaxConcurrentOps(clusterName("c")); got != tc.want {
+				t.Errorf("MaxConcurrentOps = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

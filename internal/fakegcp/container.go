@@ -39,6 +39,7 @@ type Container struct {
 	running    map[string]*fakeOp              // subset of ops still RUNNING
 	opSeq      int
 	endpoints  int
+	maxRunning map[string]int // cluster key -> most operations seen running at once
 }
 
 type fakeOp struct {
@@ -59,7 +60,17 @@ func newContainer(cfg config) *Container {
 		nodeCounts: map[string]int32{},
 		ops:        map[string]*fakeOp{},
 		running:    map[string]*fakeOp{},
+		maxRunning: map[string]int{},
 	}
+}
+
+// MaxConcurrentOps returns the largest number of operations that ran at the
+// same time on the cluster (projects/P/locations/L/clusters/C), so a test
+// can assert that a client never overlapped them.
+func (s *Container) MaxConcurrentOps(clusterKey string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxRunning[clusterKey]
 }
 
 // SetFailNodePoolCreate replaces FailNodePoolCreate race-free.
@@ -179,6 +190,13 @@ func (s *Container) startOpLocked(project, location, clusterKey, nodePool string
 	}
 	op := &fakeOp{pb: pb, seq: s.opSeq, clusterKey: clusterKey, nodePool: nodePool, doneAt: now.Add(s.opLatency), finish: finish}
 	s.ops[name], s.running[name] = op, op
+	n := 0
+	for _, r := range s.running {
+		if r.clusterKey == clusterKey {
+			n++
+		}
+	}
+	s.maxRunning[clusterKey] = max(s.maxRunning[clusterKey], n)
 	return proto.Clone(pb).(*containerpb.Operation)
 }
 
