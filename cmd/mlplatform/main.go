@@ -3,6 +3,7 @@
 //	mlplatform sandbox up    start the local sandbox (real kube-apiserver, etcd,
 //	                         kube-controller-manager and Kueue, plus the GKE/IAM fake)
 //	mlplatform sandbox down  stop it and everything it started
+//	mlplatform report        review a plan: quota changes, capacity, cost, drift
 //	mlplatform version
 package main
 
@@ -20,6 +21,8 @@ const usage = `usage:
   mlplatform sandbox up   [--dir DIR] [--provider-dir DIR]   start the local sandbox in the background
   mlplatform sandbox down [--dir DIR]                        stop it and every process it started
   mlplatform sandbox status [--dir DIR]                      say whether it runs, and where
+  mlplatform report [--format markdown|text] [--prices FILE] [--fail-on overcommit,drift] [PLAN_JSON|-]
+                                                             review a plan (terraform show -json): quotas, capacity, cost, drift
   mlplatform version
 `
 
@@ -32,6 +35,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "sandbox":
 		err = sandboxCmd(args[1:], stdout, stderr)
+	case "report":
+		return reportCmd(args[1:], os.Stdin, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "mlplatform", version)
 	case "help", "-h", "--help":

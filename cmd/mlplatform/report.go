@@ -1,0 +1,127 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/report"
+)
+
+// Exit codes of `mlplatform report`, for CI gates.
+const (
+	exitReportOK         = 0 // report written; no --fail-on condition holds
+	exitReportError      = 1 // the plan or the price file could not be read
+	exitReportUsage      = 2 // bad flags or arguments
+	exitReportOvercommit = 3 // --fail-on overcommit: queues may admit more GPUs than the pools provide
+	exitReportDrift      = 4 // --fail-on drift: something changed outside Terraform
+	exitReportBoth       = 5 // both of the above
+)
+
+const reportUsage = `usage: mlplatform report [--format markdown|text] [--prices FILE] [--fail-on LIST] [PLAN_JSON|-]
+
+Reads the JSON of a Terraform plan (terraform show -json PLANFILE) from PLAN_JSON,
+or from stdin when it is "-" or absent, and writes a review of it: quota changes per
+ClusterQueue, flavor and resource; GPUs the queues may admit against what the pools
+provide; estimated pool cost; and drift.
+
+  --format   markdown (default, for a PR comment) or text
+  --prices   JSON price file overriding the default price table, e.g.
+             {"source": "2026 contract", "date": "2026-05-01",
+              "prices": {"nvidia-h100-80gb": {"on_demand": 9.8, "spot": 3.9}}}
+  --fail-on  comma-separated: overcommit, drift
+
+Exit codes: 0 report written and no --fail-on condition holds; 1 the plan or price
+file could not be read; 2 usage error; 3 over-commit; 4 drift; 5 over-commit and drift.
+The report is written in every case but 1 and 2.
+`
+
+// reportCmd runs `mlplatform report` and returns its exit code.
+func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	format := fs.String("format", "markdown", "markdown or text")
+	pricesFile := fs.String("prices", "", "JSON price file")
+	failOn := fs.String("fail-on", "", "overcommit,drift")
+	usageErr := func(err error) int {
+		fmt.Fprintf(stderr, "mlplatform report: %v\n\n%s", err, reportUsage)
+		return exitReportUsage
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, reportUsage)
+			return exitReportOK
+		}
+		return usageErr(err)
+	}
+	f, err := report.ParseFormat(*format)
+	if err != nil {
+		return usageErr(err)
+	}
+	gateOvercommit, gateDrift := false, false
+	for _, g := range strings.Split(*failOn, ",") {
+		switch strings.TrimSpace(g) {
+		case "":
+		case "overcommit":
+			gateOvercommit = true
+		case "drift":
+			gateDrift = true
+		default:
+			return usageErr(fmt.Errorf("--fail-on: unknown condition %q: use overcommit, drift or both", g))
+		}
+	}
+	if fs.NArg() > 1 {
+		return usageErr(fmt.Errorf("expected one plan file, got %d: %s", fs.NArg(), strings.Join(fs.Args(), " ")))
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "mlplatform report:", err)
+		return exitReportError
+	}
+	prices := pricing.Default()
+	if *pricesFile != "" {
+		pf, err := os.Open(*pricesFile)
+		if err != nil {
+			return fail(fmt.Errorf("opening the price file: %w", err))
+		}
+		o, err := pricing.Load(pf)
+		pf.Close()
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", *pricesFile, err))
+		}
+		prices = prices.Override(o)
+	}
+	in, name := stdin, "stdin"
+	if a := fs.Arg(0); a != "" && a != "-" {
+		pf, err := os.Open(a)
+		if err != nil {
+			return fail(fmt.Errorf("opening the plan: %w", err))
+		}
+		defer pf.Close()
+		in, name = pf, a
+	}
+	plan, err := report.ReadPlan(in)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", name, err))
+	}
+	r := report.Build(plan, report.Options{Prices: prices})
+	if err := report.Render(stdout, r, f); err != nil {
+		return fail(err)
+	}
+	over, drift := gateOvercommit && r.Overcommitted(), gateDrift && r.Drifted()
+	switch {
+	case over && drift:
+		fmt.Fprintln(stderr, "mlplatform report: over-commit and drift found (exit 5)")
+		return exitReportBoth
+	case over:
+		fmt.Fprintln(stderr, "mlplatform report: over-commit found (exit 3)")
+		return exitReportOvercommit
+	case drift:
+		fmt.Fprintln(stderr, "mlplatform report: drift found (exit 4)")
+		return exitReportDrift
+	}
+	return exitReportOK
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestReportCmd(t *testing.T) {
+	t.Parallel()
+	full := filepath.Join("..", "..", "internal", "report", "testdata", "full.json")
+	noPools := filepath.Join("..", "..", "internal", "report", "testdata", "no_pools.json")
+	fullJSON, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prices := filepath.Join(t.TempDir(), "prices.json")
+	if err := os.WriteFile(prices, []byte(`{"source": "test contract", "date": "2026-05-01", "prices": {"nvidia-l4": {"on_demand": 1}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	badPrices := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(badPrices, []byte(`{"source": "x", "date": "2026-05-01", "prices": {"nvidia-l4": {"ondemand": 1}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]struct {
+		args       []string
+		stdin      string
+		wantCode   int
+		wantOut    []string
+		wantStderr []string
+	}{
+		"markdown by default":        {args: []string{full}, wantCode: 0, wantOut: []string{"## mlplatform plan report", "| team-nlp | h100-spot | nvidia.com/gpu | 8 → 16 |"}},
+		"text from stdin":            {args: []string{"--format", "text", "-"}, stdin: string(fullJSON), wantOut: []string{"mlplatform plan report\n======"}},
+		"fail on overcommit":         {args: []string{"--fail-on", "overcommit", full}, wantCode: 3, wantStderr: []string{"over-commit found (exit 3)"}},
+		"fail on drift":              {args: []string{"--fail-on", "drift", full}, wantCode: 4},
+		"fail on both":               {args: []string{"--fail-on", "overcommit,drift", full}, wantCode: 5},
+		"gate holds nothing":         {args: []string{"--fail-on", "overcommit,drift", noPools}, wantCode: 0},
+		"price override is printed":  {args: []string{"--prices", prices, full}, wantOut: []string{"overridden by test contract (2026-05-01)", "| l4-dev | nvidia-l4 | on_demand | 8 | $8.00 |"}},
+		"invalid price file":         {args: []string{"--prices", badPrices, full}, wantCode: 1, wantStderr: []string{`unknown capacity type "ondemand"`}},
+		"unknown gate":               {args: []string{"--fail-on", "cost", full}, wantCode: 2, wantStderr: []string{`unknown condition "cost"`, "usage: mlplatform report"}},
+		"unknown format":             {args: []string{"--format", "html", full}, wantCode: 2, wantStderr: []string{`unknown format "html"`}},
+		"two plans":                  {args: []string{full, full}, wantCode: 2, wantStderr: []string{"expected one plan file, got 2"}},
+		"missing file":               {args: []string{"nope.json"}, wantCode: 1, wantStderr: []string{"opening the plan"}},
+		"not a plan":                 {args: []string{"-"}, stdin: "No changes.", wantCode: 1, wantStderr: []string{"stdin: the input is not plan JSON"}},
+		"help":                       {args: []string{"--help"}, wantOut: []string{"Exit codes:"}},
+		"dispatched from the router": {args: nil, wantCode: 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			var code int
+			if tc.args == nil {
+				code = run([]string{"help"}, &stdout, &stderr)
+				if !strings.Contains(stdout.String(), "mlplatform report [--format markdown|text]") {
+					t.Errorf("top-level usage does not list report:\n%s", stdout.String())
+				}
+			} else {
+				code = reportCmd(tc.args, strings.NewReader(tc.stdin), &stdout, &stderr)
+			}
+			if diff := cmp.Diff(tc.wantCode, code); diff != "" {
+				t.Errorf("exit code (-want +got):\n%s\nstderr: %s", diff, stderr.String())
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(stdout.String(), w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout.String())
+				}
+			}
+			for _, w := range tc.wantStderr {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,339 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Format is an output format.
+type Format string
+
+// Formats.
+const (
+	Markdown Format = "markdown"
+	Text     Format = "text"
+)
+
+// ParseFormat accepts "markdown" (or "md") and "text".
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(s) {
+	case "markdown", "md":
+		return Markdown, nil
+	case "text", "txt":
+		return Text, nil
+	}
+	return "", fmt.Errorf("unknown format %q: use markdown or text", s)
+}
+
+// The report is built as blocks, rendered by either format.
+type (
+	heading struct {
+		level int
+		text  string
+	}
+	para  struct{ text string }
+	table struct {
+		header []string
+		rows   [][]string
+	}
+	bullets struct{ items []string }
+)
+
+// warn marks a cell or item that needs attention; each format shows it its own way.
+const warn = "\x00warn"
+
+// Render writes the report.
+func Render(w io.Writer, r Report, f Format) error {
+	var b strings.Builder
+	for _, blk := range blocks(r) {
+		switch x := blk.(type) {
+		case heading:
+			renderHeading(&b, x, f)
+		case para:
+			b.WriteString(markWarn(x.text, f) + "\n\n")
+		case bullets:
+			for _, it := range x.items {
+				if f == Markdown {
+					b.WriteString("- " + markWarn(it, f) + "\n")
+				} else {
+					b.WriteString("  - " + markWarn(it, f) + "\n")
+				}
+			}
+			b.WriteString("\n")
+		case table:
+			renderTable(&b, x, f)
+		}
+	}
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
+func markWarn(s string, f Format) string {
+	if f == Markdown {
+		return strings.ReplaceAll(s, warn, "⚠️ ")
+	}
+	return strings.ReplaceAll(s, warn, "!! ")
+}
+
+func renderHeading(b *strings.Builder, h heading, f Format) {
+	if f == Markdown {
+		b.WriteString(strings.Repeat("#", h.level+1) + " " + h.text + "\n\n")
+		return
+	}
+	under := map[int]string{1: "=", 2: "-", 3: "~"}[h.level]
+	b.WriteString(h.text + "\n" + strings.Repeat(under, len([]rune(h.text))) + "\n\n")
+}
+
+func renderTable(b *strings.Builder, t table, f Format) {
+	if f == Markdown {
+		esc := func(cells []string) string {
+			out := make([]string, len(cells))
+			for i, c := range cells {
+				out[i] = strings.ReplaceAll(markWarn(c, f), "|", `\|`)
+			}
+			return "| " + strings.Join(out, " | ") + " |\n"
+		}
+		b.WriteString(esc(t.header))
+		sep := make([]string, len(t.header))
+		for i := range sep {
+			sep[i] = "---"
+		}
+		b.WriteString("|" + strings.Join(sep, "|") + "|\n")
+		for _, r := range t.rows {
+			b.WriteString(esc(r))
+		}
+		b.WriteString("\n")
+		return
+	}
+	width := make([]int, len(t.header))
+	all := append([][]string{t.header}, t.rows...)
+	for _, r := range all {
+		for i, c := range r {
+			width[i] = max(width[i], len([]rune(markWarn(c, f))))
+		}
+	}
+	line := func(cells []string) {
+		var parts []string
+		for i, c := range cells {
+			c = markWarn(c, f)
+			parts = append(parts, c+strings.Repeat(" ", width[i]-len([]rune(c))))
+		}
+		b.WriteString("  " + strings.TrimRight(strings.Join(parts, "  "), " ") + "\n")
+	}
+	line(t.header)
+	dashes := make([]string, len(width))
+	for i, w := range width {
+		dashes[i] = strings.Repeat("-", w)
+	}
+	line(dashes)
+	for _, r := range t.rows {
+		line(r)
+	}
+	b.WriteString("\n")
+}
+
+// --- content -----------------------------------------------------------------
+
+const unset = "—"
+
+func deltaText(d Delta) string {
+	if !d.changed() {
+		return d.After.text(unset)
+	}
+	return d.Before.text(unset) + " → " + d.After.text(unset)
+}
+
+func usd(v float64) string {
+	cents := int64(math.Round(v * 100))
+	neg := cents < 0
+	if neg {
+		cents = -cents
+	}
+	whole := strconv.FormatInt(cents/100, 10)
+	var g []string
+	for len(whole) > 3 {
+		g = append([]string{whole[len(whole)-3:]}, g...)
+		whole = whole[:len(whole)-3]
+	}
+	g = append([]string{whole}, g...)
+	s := fmt.Sprintf("$%s.%02d", strings.Join(g, ","), cents%100)
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+func moneyText(m Money) string {
+	switch m.State {
+	case qAbsent:
+		return unset
+	case qUnknown:
+		if m.Why != "" {
+			return "unknown: " + m.Why
+		}
+		return unknownText
+	}
+	return usd(m.USD)
+}
+
+func moneyDeltaText(d MoneyDelta) string {
+	b, a := moneyText(d.Before), moneyText(d.After)
+	if b == a {
+		return a
+	}
+	return b + " → " + a
+}
+
+func totalText(m Money, unknown int) string {
+	s := usd(m.USD)
+	if unknown > 0 {
+		s = fmt.Sprintf("at least %s (+%d pool(s) %s)", s, unknown, unknownText)
+	}
+	return s
+}
+
+func blocks(r Report) []any {
+	out := []any{heading{1, "mlplatform plan report"}, para{summary(r)}}
+
+	out = append(out, heading{2, "Quota changes"})
+	if len(r.QuotaGroups) == 0 && len(r.CohortQuotas) == 0 {
+		out = append(out, para{"No quota changes."})
+	}
+	for _, g := range r.QuotaGroups {
+		title := "Cohort " + g.Cohort
+		switch g.Cohort {
+		case "":
+			title = "Queues without a cohort"
+		case unknownText:
+			title = "Cohort " + unknownText
+		}
+		out = append(out, heading{3, title})
+		if len(g.Rows) > 0 {
+			out = append(out, quotaTable("ClusterQueue", g.Rows))
+		}
+		if len(g.Moves) > 0 {
+			out = append(out, bullets{g.Moves})
+		}
+		if len(g.Totals) > 0 {
+			t := table{header: []string{"Cohort total (member queues' nominal quota)", "Resource", "Before", "After", "Change"}}
+			for _, tot := range g.Totals {
+				t.rows = append(t.rows, []string{tot.Flavor, tot.Resource, tot.Nominal.Before.text("0"), tot.Nominal.After.text("0"), tot.Change.signed()})
+			}
+			out = append(out, t)
+		}
+	}
+	if len(r.CohortQuotas) > 0 {
+		out = append(out, heading{3, "Cohort quota (mlplatform_cohort, shared by the cohort's queues)"}, quotaTable("Cohort", r.CohortQuotas))
+	}
+
+	out = append(out, heading{2, "Capacity check (" + gpuResource + ")"})
+	if len(r.Capacity) == 0 {
+		out = append(out, para{"No flavor has GPU quota."})
+	} else {
+		t := table{header: []string{"Flavor", "Queues may admit", "Largest single queue", "Pools provide", "Pools", "Status"}}
+		for _, c := range r.Capacity {
+			peak := unset
+			if c.Peak.State != qAbsent {
+				peak = c.PeakQueue + ": " + c.Peak.text(unset)
+			}
+			status := c.Status
+			if c.Overcommit {
+				status = warn + status
+			}
+			pools := unset
+			if len(c.Pools) > 0 {
+				pools = strings.Join(c.Pools, ", ")
+			}
+			t.rows = append(t.rows, []string{c.Flavor, deltaText(c.Admissible), peak, deltaText(c.Provided), pools, status})
+		}
+		out = append(out, t)
+	}
+
+	out = append(out, heading{2, "Cost (estimated, pools at max nodes)"})
+	if len(r.Costs) == 0 {
+		out = append(out, para{"No mlplatform_gpu_pool in this plan."})
+	} else {
+		t := table{header: []string{"Pool", "Accelerator", "Capacity", "GPUs at max", "USD per hour", "USD per 7-day flex-start window"}}
+		for _, c := range r.Costs {
+			t.rows = append(t.rows, []string{c.Pool, deltaText(c.Accelerator), deltaText(c.CapacityTyp), deltaText(c.GPUs), moneyDeltaText(c.Hourly), moneyDeltaText(c.Window)})
+		}
+		tot := r.CostTotal
+		hourly := totalText(tot.Hourly.Before, tot.UnknownBefore) + " → " + totalText(tot.Hourly.After, tot.UnknownAfter)
+		window := totalText(tot.Window.Before, tot.WindowUnknownBefore) + " → " + totalText(tot.Window.After, tot.WindowUnknown)
+		t.rows = append(t.rows, []string{"Total", "", "", "", hourly, window})
+		out = append(out, t)
+	}
+	out = append(out, para{fmt.Sprintf("Prices: USD per GPU-hour of the whole node, %s, taken %s. Source: %s.", r.Prices.Region, r.Prices.Date, r.Prices.Source)})
+
+	out = append(out, heading{2, "Drift (changed outside Terraform)"})
+	if len(r.Drift) == 0 {
+		out = append(out, para{"No changes outside Terraform."})
+	} else {
+		var items []string
+		for _, d := range r.Drift {
+			items = append(items, d.Sentences...)
+		}
+		out = append(out, bullets{items})
+	}
+
+	out = append(out, heading{2, "How to read this report"}, bullets{[]string{
+		"a → b is before → after; " + unset + " is unset (a quota not granted; no borrowing limit; lends all unused quota); " +
+			unknownText + " is a value Terraform learns only during apply and is never guessed. Quantities are compared by value (16 = 16000m).",
+		"Queues may admit: the sum of the nominal " + gpuResource + " quota of every ClusterQueue and Cohort on the flavor. " +
+			"Borrowing moves unused quota between members of a cohort tree but never adds to it, so this sum is the most the queues can hold at once.",
+		"Largest single queue: its nominal quota plus what it may borrow, which is its borrowing_limit (unset: no limit) capped by what the rest of " +
+			"its cohort can lend (each other member's lending_limit, or its whole nominal quota when unset, plus the cohort's own quota); parent cohorts are not counted.",
+		"Pools provide: autoscaling.max_nodes × gpu.count summed over the mlplatform_gpu_pool resources whose node_selector is a subset of the flavor's node_labels. " +
+			"Over-commit: the queues may admit more GPUs than the pools can provide.",
+		"Cost: max_nodes × gpu.count × the price per GPU-hour for the pool's accelerator and capacity type; the 7-day window (168 hours, " +
+			"the longest a flex-start node runs) is shown for flex-start pools only.",
+	}})
+	return out
+}
+
+func quotaTable(owner string, rows []QuotaRow) table {
+	t := table{header: []string{owner, "Flavor", "Resource", "Nominal", "Borrowing limit", "Lending limit", "Δ nominal"}}
+	for _, r := range rows {
+		name := r.Owner
+		if r.Note != "" {
+			name += " (" + r.Note + ")"
+		}
+		t.rows = append(t.rows, []string{name, r.Flavor, r.Resource, deltaText(r.Nominal), deltaText(r.Borrowing), deltaText(r.Lending), r.NominalDelta.signed()})
+	}
+	return t
+}
+
+func summary(r Report) string {
+	n := 0
+	for _, g := range r.QuotaGroups {
+		n += len(g.Rows)
+	}
+	parts := []string{fmt.Sprintf("%d queue quota change(s)", n)}
+	if len(r.CohortQuotas) > 0 {
+		parts = append(parts, fmt.Sprintf("%d cohort quota change(s)", len(r.CohortQuotas)))
+	}
+	var over []string
+	for _, c := range r.Capacity {
+		if c.Overcommit {
+			over = append(over, c.Flavor)
+		}
+	}
+	if len(over) > 0 {
+		parts = append(parts, warn+"over-commit on "+strings.Join(over, ", "))
+	} else {
+		parts = append(parts, "no over-commit found")
+	}
+	if len(r.Costs) > 0 {
+		parts = append(parts, "pools at max: "+totalText(r.CostTotal.Hourly.Before, r.CostTotal.UnknownBefore)+
+			" → "+totalText(r.CostTotal.Hourly.After, r.CostTotal.UnknownAfter)+" per hour")
+	}
+	if len(r.Drift) > 0 {
+		parts = append(parts, fmt.Sprintf("%sdrift on %d resource(s)", warn, len(r.Drift)))
+	} else {
+		parts = append(parts, "no drift")
+	}
+	return strings.Join(parts, " · ") + "."
+}
