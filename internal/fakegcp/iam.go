@@ -144,6 +144,32 @@ func (s *IAM) ListServiceAccounts(ctx context.Context, req *adminpb.ListServiceA
 	return resp, nil
 }
 
+// PatchServiceAccount updates display_name and description, the fields
+// IAM lets a patch change; update_mask is required.
+func (s *IAM) PatchServiceAccount(ctx context.Context, req *adminpb.PatchServiceAccountRequest) (*adminpb.ServiceAccount, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sa, err := s.lookupLocked(req.GetServiceAccount().GetName())
+	if err != nil {
+		return nil, err
+	}
+	if len(req.GetUpdateMask().GetPaths()) == 0 {
+		return nil, status.Error(codes.InvalidArgument, "update_mask is required.")
+	}
+	for _, p := range req.GetUpdateMask().GetPaths() {
+		switch p {
+		case "display_name", "displayName":
+			sa.DisplayName = req.GetServiceAccount().GetDisplayName()
+		case "description":
+			sa.Description = req.GetServiceAccount().GetDescription()
+		default:
+			return nil, status.Errorf(codes.InvalidArgument, "Invalid update_mask path %q: only display_name and description can be updated.", p)
+		}
+	}
+	sa.Etag = newEtag()
+	return proto.Clone(sa).(*adminpb.ServiceAccount), nil
+}
+
 func (s *IAM) DeleteServiceAccount(ctx context.Context, req *adminpb.DeleteServiceAccountRequest) (*emptypb.Empty, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

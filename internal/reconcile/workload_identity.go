@@ -1,0 +1,286 @@
+package reconcile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"cloud.google.com/go/iam/admin/apiv1/adminpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/iam"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+// IdentityAPI is what a Workload Identity binding needs of IAM
+// (internal/iam.Client satisfies it).
+type IdentityAPI interface {
+	ServiceAccount(ctx context.Context, email string) (*adminpb.ServiceAccount, bool, error)
+	CreateServiceAccount(ctx context.Context, project, accountID, displayName, description string) (*adminpb.ServiceAccount, error)
+	DescribeServiceAccount(ctx context.Context, sa *adminpb.ServiceAccount, displayName, description string) (*adminpb.ServiceAccount, error)
+	DeleteServiceAccount(ctx context.Context, email string) error
+	AddMember(ctx context.Context, resource, role, member string) error
+	RemoveMember(ctx context.Context, resource, role, member string) error
+	HasMember(ctx context.Context, resource, role, member string) (bool, error)
+}
+
+// ClusterIdentityAPI is what a binding needs to know of its GKE cluster
+// (internal/gke.Client satisfies it).
+type ClusterIdentityAPI interface {
+	WorkloadIdentity(ctx context.Context, cluster string) (gke.WorkloadIdentity, error)
+}
+
+// ErrNoWorkloadPool is returned (wrapped) when the cluster has no Workload
+// Identity pool, so no binding can work.
+var ErrNoWorkloadPool = errors.New("no Workload Identity pool")
+
+// ErrPreflight is returned (wrapped) when a check before any write fails.
+var ErrPreflight = errors.New("pre-flight check failed")
+
+// WorkloadIdentities reconciles Workload Identity bindings: a Kubernetes
+// service account, its annotation, and the IAM member on a Google service
+// account (optionally created too).
+type WorkloadIdentities struct {
+	KSAs    func(namespace string) corev1client.ServiceAccountInterface
+	IAM     IdentityAPI
+	GKE     ClusterIdentityAPI
+	Cluster string // projects/P/locations/L/clusters/C
+}
+
+// NewWorkloadIdentities reconciles through the given clients.
+func NewWorkloadIdentities(kc *kube.Client, ic IdentityAPI, gc ClusterIdentityAPI, cluster string) WorkloadIdentities {
+	return WorkloadIdentities{KSAs: kc.Core.CoreV1().ServiceAccounts, IAM: ic, GKE: gc, Cluster: cluster}
+}
+
+// WorkloadIdentityStatus is what the cluster and IAM hold for a binding.
+type WorkloadIdentityStatus struct {
+	KSAExists  bool
+	KSAUID     string
+	KSAManaged bool   // carries the platform's managed-by label (created by it)
+	Annotation string // value of iam.gke.io/gcp-service-account, "" if absent
+	GSAExists  bool
+	GSA        *adminpb.ServiceAccount // nil unless GSAExists
+	// MemberGranted: the KSA's member holds roles/iam.workloadIdentityUser
+	// on the GSA.
+	MemberGranted bool
+}
+
+// Observe reads the binding's parts; nothing missing is an error.
+func (w WorkloadIdentities) Observe(ctx context.Context, s spec.WorkloadIdentity) (WorkloadIdentityStatus, error) {
+	var st WorkloadIdentityStatus
+	ksa, err := w.KSAs(s.Namespace).Get(ctx, s.KSA, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return st, fmt.Errorf("read Kubernetes service account %s/%s: %w", s.Namespace, s.KSA, err)
+	default:
+		st.KSAExists, st.KSAUID = true, string(ksa.UID)
+		st.KSAManaged = ksa.Labels[spec.ManagedByLabel] == "mlplatform"
+		st.Annotation = ksa.Annotations[spec.GSAAnnotation]
+	}
+	if !s.UsesGSA() {
+		return st, nil
+	}
+	gsa := s.GSA()
+	st.GSA, st.GSAExists, err = w.IAM.ServiceAccount(ctx, gsa)
+	if err != nil || !st.GSAExists {
+		return st, err
+	}
+	st.MemberGranted, err = w.IAM.HasMember(ctx, iam.ServiceAccountResource(gsa), iam.WorkloadIdentityUser, s.Member())
+	return st, err
+}
+
+// Preflight checks, before any write, that the binding can work: the
+// cluster has the workload pool the member names, the Kubernetes service
+// account exists when it is adopted (and is not someone else's when it is
+// to be created), and an existing GSA exists. It returns warnings about node
+// pools whose pods cannot get tokens. creating is false for an update, which
+// may take over a KSA that was adopted before.
+func (w WorkloadIdentities) Preflight(ctx context.Context, s spec.WorkloadIdentity, st WorkloadIdentityStatus, creating bool) (warnings []string, err error) {
+	cl, err := w.GKE.WorkloadIdentity(ctx, w.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case cl.Pool == "":
+		return nil, fmt.Errorf("cluster %s has no Workload Identity pool; enable it on the cluster first "+
+			"(gcloud container clusters update %s --workload-pool=%s), then apply again: %w",
+			w.Cluster, w.Cluster[strings.LastIndex(w.Cluster, "/")+1:], s.WorkloadPool(), ErrNoWorkloadPool)
+	case cl.Pool != s.WorkloadPool():
+		return nil, fmt.Errorf("cluster %s has workload pool %s, but this binding names %s: set project to the cluster's project: %w",
+			w.Cluster, cl.Pool, s.WorkloadPool(), ErrPreflight)
+	}
+	if len(cl.PoolsWithoutMetadataServer) > 0 {
+		warnings = append(warnings, fmt.Sprintf("node pools %s of cluster %s do not run the GKE metadata server, so pods scheduled there get "+
+			"no Workload Identity token for %s/%s. Enable it per pool (gcloud container node-pools update POOL --workload-metadata=GKE_METADATA) "+
+			"or keep these pods off those pools.", strings.Join(cl.PoolsWithoutMetadataServer, ", "), w.Cluster, s.Namespace, s.KSA))
+	}
+	switch {
+	case !s.CreateKSA && !st.KSAExists:
+		return warnings, fmt.Errorf("Kubernetes service account %s/%s does not exist; create it first, or set create_kubernetes_service_account = true: %w",
+			s.Namespace, s.KSA, ErrPreflight)
+	case creating && s.CreateKSA && st.KSAExists && !st.KSAManaged:
+		return warnings, fmt.Errorf("Kubernetes service account %s/%s already exists and was not created by mlplatform; "+
+			"set create_kubernetes_service_account = false to adopt it (only its annotation is then managed): %w", s.Namespace, s.KSA, ErrPreflight)
+	case s.UsesGSA() && s.CreateGSA == nil && !st.GSAExists:
+		return warnings, fmt.Errorf("Google service account %s does not exist (or the provider's credentials may not read it); "+
+			"create it first, or use create_google_service_account: %w", s.GSA(), ErrPreflight)
+	}
+	return warnings, nil
+}
+
+// Apply makes the binding match desired, after Preflight passes. prior is
+// the binding as last applied (nil on create): a member granted on a GSA the
+// binding no longer uses is revoked, after the new one is in place.
+func (w WorkloadIdentities) Apply(ctx context.Context, prior *spec.WorkloadIdentity, desired spec.WorkloadIdentity) (WorkloadIdentityStatus, []string, error) {
+	st, err := w.Observe(ctx, desired)
+	if err != nil {
+		return st, nil, err
+	}
+	warnings, err := w.Preflight(ctx, desired, st, prior == nil)
+	if err != nil {
+		return st, warnings, err
+	}
+	if desired.UsesGSA() {
+		if err := w.ensureGSA(ctx, desired, st); err != nil {
+			return st, warnings, err
+		}
+		if err := w.IAM.AddMember(ctx, iam.ServiceAccountResource(desired.GSA()), iam.WorkloadIdentityUser, desired.Member()); err != nil {
+			return st, warnings, err
+		}
+	}
+	if err := w.applyKSA(ctx, desired); err != nil {
+		return st, warnings, err
+	}
+	if prior != nil && prior.UsesGSA() && prior.GSA() != desired.GSA() {
+		if err := w.revoke(ctx, *prior); err != nil {
+			return st, warnings, err
+		}
+		if prior.CreateGSA != nil {
+			if err := w.IAM.DeleteServiceAccount(ctx, prior.GSA()); err != nil {
+				return st, warnings, err
+			}
+		}
+	}
+	st, err = w.Observe(ctx, desired)
+	return st, warnings, err
+}
+
+func (w WorkloadIdentities) ensureGSA(ctx context.Context, s spec.WorkloadIdentity, st WorkloadIdentityStatus) error {
+	c := s.CreateGSA
+	switch {
+	case c == nil:
+		return nil
+	case !st.GSAExists:
+		_, err := w.IAM.CreateServiceAccount(ctx, s.Project, c.AccountID, c.DisplayName, c.Description)
+		if status.Code(err) == codes.AlreadyExists {
+			return nil // created concurrently or just now: IAM is eventually consistent
+		}
+		return err
+	case st.GSA.GetDisplayName() != c.DisplayName || st.GSA.GetDescription() != c.Description:
+		_, err := w.IAM.DescribeServiceAccount(ctx, st.GSA, c.DisplayName, c.Description)
+		return err
+	}
+	return nil
+}
+
+// applyKSA server-side applies the parts of the KSA the platform owns: its
+// annotation (GSA mode) and, when it created the KSA, its managed-by label.
+// Ownership is forced: an out-of-band edit of the annotation was shown as
+// drift in the plan that led here.
+func (w WorkloadIdentities) applyKSA(ctx context.Context, s spec.WorkloadIdentity) error {
+	ac := corev1ac.ServiceAccount(s.KSA, s.Namespace)
+	if s.CreateKSA {
+		ac.WithLabels(map[string]string{spec.ManagedByLabel: "mlplatform"})
+	}
+	if s.UsesGSA() {
+		ac.WithAnnotations(map[string]string{spec.GSAAnnotation: s.GSA()})
+	}
+	if _, err := w.KSAs(s.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}); err != nil {
+		return fmt.Errorf("apply Kubernetes service account %s/%s: %w", s.Namespace, s.KSA, err)
+	}
+	return nil
+}
+
+// revoke removes the binding's own member from its GSA; a GSA already gone
+// holds no member.
+func (w WorkloadIdentities) revoke(ctx context.Context, s spec.WorkloadIdentity) error {
+	err := w.IAM.RemoveMember(ctx, iam.ServiceAccountResource(s.GSA()), iam.WorkloadIdentityUser, s.Member())
+	if status.Code(err) == codes.NotFound {
+		return nil
+	}
+	return err
+}
+
+// Delete removes only what the binding added: its member on the GSA (other
+// members stay), the GSA if it created it, and the KSA if it created it, or
+// else only its annotation, if it still names the binding's GSA.
+func (w WorkloadIdentities) Delete(ctx context.Context, s spec.WorkloadIdentity) error {
+	if s.UsesGSA() {
+		if err := w.revoke(ctx, s); err != nil {
+			return err
+		}
+	}
+	if err := w.releaseKSA(ctx, s); err != nil {
+		return err
+	}
+	if s.UsesGSA() && s.CreateGSA != nil {
+		return w.IAM.DeleteServiceAccount(ctx, s.GSA())
+	}
+	return nil
+}
+
+func (w WorkloadIdentities) releaseKSA(ctx context.Context, s spec.WorkloadIdentity) error {
+	api := w.KSAs(s.Namespace)
+	ksa, err := api.Get(ctx, s.KSA, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("read Kubernetes service account %s/%s: %w", s.Namespace, s.KSA, err)
+	}
+	if s.CreateKSA && ksa.Labels[spec.ManagedByLabel] == "mlplatform" {
+		err := api.Delete(ctx, s.KSA, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &ksa.UID}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete Kubernetes service account %s/%s: %w", s.Namespace, s.KSA, err)
+		}
+		return nil
+	}
+	return w.removeAnnotation(ctx, ksa, s.GSA())
+}
+
+// removeAnnotation removes the GSA annotation if it still names gsa (and
+// the KSA is still the one read), leaving everything else on the KSA.
+func (w WorkloadIdentities) removeAnnotation(ctx context.Context, ksa *corev1.ServiceAccount, gsa string) error {
+	if gsa == "" || ksa.Annotations[spec.GSAAnnotation] != gsa {
+		return nil
+	}
+	patch, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": "/metadata/uid", "value": ksa.UID},
+		{"op": "test", "path": "/metadata/annotations/" + jsonPointerEscape(spec.GSAAnnotation), "value": gsa},
+		{"op": "remove", "path": "/metadata/annotations/" + jsonPointerEscape(spec.GSAAnnotation)},
+	})
+	if err != nil {
+		return err
+	}
+	_, err = w.KSAs(ksa.Namespace).Patch(ctx, ksa.Name, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: kube.FieldManager})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("remove annotation %s from Kubernetes service account %s/%s: %w", spec.GSAAnnotation, ksa.Namespace, ksa.Name, err)
+	}
+	return nil
+}
+
+func jsonPointerEscape(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}

@@ -1,0 +1,320 @@
+package resources
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/iam"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = &WorkloadIdentity{}
+	_ resource.ResourceWithImportState    = &WorkloadIdentity{}
+	_ resource.ResourceWithValidateConfig = &WorkloadIdentity{}
+	_ resource.ResourceWithModifyPlan     = &WorkloadIdentity{}
+)
+
+// WorkloadIdentity is mlplatform_workload_identity.
+type WorkloadIdentity struct {
+	clients *platform.Clients
+}
+
+// NewWorkloadIdentity is the resource constructor.
+func NewWorkloadIdentity() resource.Resource { return &WorkloadIdentity{} }
+
+func (r *WorkloadIdentity) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_workload_identity"
+}
+
+func (r *WorkloadIdentity) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Workload Identity binding, whole: a Kubernetes service account (KSA), created or adopted, acting as a Google " +
+			"service account (GSA), existing or created, with no key anywhere. It annotates the KSA with `" + spec.GSAAnnotation + "` and grants " +
+			"the KSA's member `serviceAccount:PROJECT.svc.id.goog[NAMESPACE/KSA]` the role `" + iam.WorkloadIdentityUser + "` on the GSA, " +
+			"non-authoritatively: only its own member is added or removed, other members of the GSA's policy are never touched, and a concurrent " +
+			"IAM write is retried rather than lost. With `mode = \"direct\"` nothing is granted on a GSA; grant resources to `principal` instead.\n\n" +
+			"Before any write, apply checks that the cluster has a Workload Identity pool, that an existing GSA exists, and warns about node pools " +
+			"that do not run the GKE metadata server. Out-of-band changes show in the plan as `kubernetes_service_account_annotation`, " +
+			"`iam_member_granted` or `kubernetes_service_account_uid` (a deleted KSA). Deleting removes only what it added.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`NAMESPACE/KSA`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"project": schema.StringAttribute{Optional: true, Computed: true,
+				MarkdownDescription: "Project of the cluster (its workload pool is `PROJECT.svc.id.goog`). Default: the provider's `project`. Changing it replaces the binding."},
+			"project_number": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+				MarkdownDescription: "Number of the cluster's project, for `principal`. Required with `mode = \"direct\"`."},
+			"namespace": schema.StringAttribute{Required: true, PlanModifiers: replace,
+				MarkdownDescription: "Namespace of the Kubernetes service account, e.g. `mlplatform_team_namespace.x.name`."},
+			"kubernetes_service_account": schema.StringAttribute{Required: true, PlanModifiers: replace,
+				MarkdownDescription: "Name of the Kubernetes service account the training pods run as."},
+			"create_kubernetes_service_account": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Create the KSA (default), labelled `" + spec.ManagedByLabel + "=mlplatform`, and delete it with the binding. " +
+					"`false` adopts an existing KSA: only its annotation is managed, and removed on delete."},
+			"mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(spec.ModeGoogleServiceAccount),
+				PlanModifiers: replace, Validators: []validator.String{stringvalidator.OneOf(spec.WorkloadIdentityModes...)},
+				MarkdownDescription: "`" + spec.ModeGoogleServiceAccount + "` (default): the KSA acts as a Google service account. `" + spec.ModeDirect +
+					"`: no GSA; grant resources to `principal`. Changing it replaces the binding."},
+			"google_service_account": schema.StringAttribute{Optional: true, Computed: true,
+				MarkdownDescription: "E-mail of an existing Google service account to act as. Computed when `create_google_service_account` is set. " +
+					"Changing it moves the grant: the new one is added, then the old one is revoked."},
+			"create_google_service_account": schema.SingleNestedAttribute{Optional: true,
+				MarkdownDescription: "Create the Google service account in `project` (and delete it with the binding).",
+				Attributes: map[string]schema.Attribute{
+					"account_id": schema.StringAttribute{Required: true,
+						MarkdownDescription: "Account ID (6-30 characters); the e-mail is `ACCOUNT_ID@PROJECT.iam.gserviceaccount.com`. Changing it creates the new account, moves the grant and deletes the old account."},
+					"display_name": schema.StringAttribute{Optional: true, Validators: nonEmpty, MarkdownDescription: "Display name (at most 100 characters)."},
+					"description":  schema.StringAttribute{Optional: true, Validators: nonEmpty, MarkdownDescription: "Description."},
+				}},
+			"member": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "IAM member of the KSA: `serviceAccount:PROJECT.svc.id.goog[NAMESPACE/KSA]`."},
+			"principal": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "The KSA's identifier for direct grants: `principal://iam.googleapis.com/projects/NUMBER/locations/global/workloadIdentityPools/PROJECT.svc.id.goog/subject/ns/NAMESPACE/sa/KSA`. Null without `project_number`."},
+			"kubernetes_service_account_annotation": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "The GSA the KSA's `" + spec.GSAAnnotation + "` annotation names, as last read (null in direct mode). A plan that changes it means the annotation was edited or removed outside Terraform."},
+			"iam_member_granted": schema.BoolAttribute{Computed: true,
+				MarkdownDescription: "Whether `member` holds `" + iam.WorkloadIdentityUser + "` on the GSA, as last read (null in direct mode). A plan that sets it to true means the grant was removed outside Terraform."},
+			"kubernetes_service_account_uid": schema.StringAttribute{Computed: true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				MarkdownDescription: "UID of the KSA, as last read. A plan that shows it as known after apply means the KSA is missing and will be created."},
+		},
+	}
+}
+
+func (r *WorkloadIdentity) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *WorkloadIdentity) providerProject() string {
+	if r.clients == nil {
+		return ""
+	}
+	return r.clients.Config.Project
+}
+
+func (r *WorkloadIdentity) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m workloadIdentityModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	known := m.known(ctx)
+	if m.Project.IsNull() {
+		known["project"] = false // from the provider, checked in ModifyPlan
+	}
+	addSpecErrors(&resp.Diagnostics, m.toSpec(ctx, "", &resp.Diagnostics).Validate(), known)
+}
+
+// ModifyPlan fills in what follows from the configuration (project, GSA
+// e-mail, member, principal, the annotation and grant apply will make), so
+// a plan shows real values and an out-of-band change reads as one attribute.
+func (r *WorkloadIdentity) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan, state workloadIdentityModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	} else {
+		state.KSAUID = types.StringNull()
+	}
+	var configProject types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("project"), &configProject)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if configProject.IsNull() {
+		plan.Project = types.StringNull() // take the provider's
+	}
+	known := plan.known(ctx)
+	delete(known, "google_service_account") // computed, unknown in a fresh plan
+	for name, ok := range known {
+		if !ok && (name != "project" || !configProject.IsNull()) {
+			return // decided at apply
+		}
+	}
+	s := plan.toSpec(ctx, r.providerProject(), &resp.Diagnostics)
+	if errs := s.Validate(); len(errs) > 0 {
+		diagnostics.FieldErrors(&resp.Diagnostics, errs)
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan.planned(s, state))...)
+	if !req.State.Raw.IsNull() && state.Project.ValueString() != s.Project {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
+	}
+}
+
+// reconciler connects to the cluster, IAM and GKE.
+func (r *WorkloadIdentity) reconciler(ctx context.Context, diags *diag.Diagnostics) (reconcile.WorkloadIdentities, bool) {
+	var w reconcile.WorkloadIdentities
+	if r.clients.Config.Cluster == "" || r.clients.Config.Location == "" {
+		diags.AddError("Cluster Not Set",
+			"A Workload Identity binding checks the GKE cluster's workload pool before writing: set cluster and location on the provider "+
+				"(or MLPLATFORM_CLUSTER and MLPLATFORM_LOCATION).")
+		return w, false
+	}
+	kc, err := r.clients.Kube(ctx)
+	if err != nil {
+		diagnostics.Error(diags, "Could Not Connect To The Kubernetes Cluster", err)
+		return w, false
+	}
+	ic, err := r.clients.IAM(ctx)
+	if err != nil {
+		diagnostics.Error(diags, "Could Not Connect To IAM", err)
+		return w, false
+	}
+	gc, err := r.clients.GKE(ctx)
+	if err != nil {
+		diagnostics.Error(diags, "Could Not Connect To GKE", err)
+		return w, false
+	}
+	return reconcile.NewWorkloadIdentities(kc, ic, gc, r.clients.Config.ClusterName()), true
+}
+
+func (r *WorkloadIdentity) apply(ctx context.Context, plan tfsdk.Plan, prior *tfsdk.State, state *tfsdk.State, diags *diag.Diagnostics) {
+	var m workloadIdentityModel
+	diags.Append(plan.Get(ctx, &m)...)
+	if diags.HasError() {
+		return
+	}
+	desired := m.toSpec(ctx, r.providerProject(), diags)
+	if errs := desired.Validate(); len(errs) > 0 {
+		diagnostics.FieldErrors(diags, errs)
+	}
+	var before *spec.WorkloadIdentity
+	if prior != nil {
+		var p workloadIdentityModel
+		diags.Append(prior.Get(ctx, &p)...)
+		s := p.toSpec(ctx, r.providerProject(), diags)
+		before = &s
+	}
+	if diags.HasError() {
+		return
+	}
+	w, ok := r.reconciler(ctx, diags)
+	if !ok {
+		return
+	}
+	st, warnings, err := w.Apply(ctx, before, desired)
+	for _, msg := range warnings {
+		diags.AddWarning("Some Node Pools Cannot Serve Workload Identity", msg)
+	}
+	if err != nil {
+		diagnostics.Error(diags, "Could Not Apply Workload Identity "+desired.Namespace+"/"+desired.KSA, err)
+		if prior == nil && (errors.Is(err, reconcile.ErrPreflight) || errors.Is(err, reconcile.ErrNoWorkloadPool)) {
+			return // nothing was written, so nothing is recorded
+		}
+		// Something may have been written: record it, so Terraform marks the
+		// binding tainted and the next apply cleans up and starts over.
+	}
+	diags.Append(state.Set(ctx, workloadIdentityState(desired, st, m))...)
+}
+
+func (r *WorkloadIdentity) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.apply(ctx, req.Plan, nil, &resp.State, &resp.Diagnostics)
+}
+
+func (r *WorkloadIdentity) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.apply(ctx, req.Plan, &req.State, &resp.State, &resp.Diagnostics)
+}
+
+func (r *WorkloadIdentity) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m workloadIdentityModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	w, ok := r.reconciler(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if m.Mode.IsNull() { // imported: learn the rest from the KSA
+		if !r.completeImport(ctx, w, &m, &resp.Diagnostics) {
+			return
+		}
+	}
+	s := m.toSpec(ctx, r.providerProject(), &resp.Diagnostics)
+	st, err := w.Observe(ctx, s)
+	if err != nil {
+		diagnostics.Error(&resp.Diagnostics, "Could Not Read Workload Identity "+s.Namespace+"/"+s.KSA, err)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, workloadIdentityState(s, st, m))...)
+}
+
+// completeImport fills an imported binding's settings from its KSA: created
+// by the platform or adopted (its managed-by label), and the GSA its
+// annotation names (none: direct mode).
+func (r *WorkloadIdentity) completeImport(ctx context.Context, w reconcile.WorkloadIdentities, m *workloadIdentityModel, diags *diag.Diagnostics) bool {
+	probe := m.toSpec(ctx, r.providerProject(), diags)
+	probe.Mode = spec.ModeDirect
+	st, err := w.Observe(ctx, probe)
+	if err != nil {
+		diagnostics.Error(diags, "Could Not Import Workload Identity "+probe.Namespace+"/"+probe.KSA, err)
+		return false
+	}
+	if !st.KSAExists {
+		diags.AddError("Cannot Import Workload Identity "+probe.Namespace+"/"+probe.KSA,
+			"Kubernetes service account "+probe.Namespace+"/"+probe.KSA+" does not exist; there is nothing to import.")
+		return false
+	}
+	m.CreateKSA = types.BoolValue(st.KSAManaged)
+	m.Project = types.StringValue(probe.Project)
+	m.CreateGSA = types.ObjectNull(createGSAType.AttrTypes)
+	if st.Annotation == "" {
+		m.Mode, m.GSA = types.StringValue(spec.ModeDirect), types.StringNull()
+	} else {
+		m.Mode, m.GSA = types.StringValue(spec.ModeGoogleServiceAccount), types.StringValue(st.Annotation)
+	}
+	return true
+}
+
+func (r *WorkloadIdentity) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var m workloadIdentityModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	w, ok := r.reconciler(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	s := m.toSpec(ctx, r.providerProject(), &resp.Diagnostics)
+	ctx, cancel := context.WithTimeout(ctx, deleteTimeout)
+	defer cancel()
+	if err := w.Delete(ctx, s); err != nil {
+		diagnostics.Error(&resp.Diagnostics, "Could Not Delete Workload Identity "+s.Namespace+"/"+s.KSA, err)
+	}
+}
+
+// ImportState imports by NAMESPACE/KSA.
+func (r *WorkloadIdentity) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ns, ksa, ok := strings.Cut(req.ID, "/")
+	if !ok || ns == "" || ksa == "" || strings.Contains(ksa, "/") {
+		resp.Diagnostics.AddError("Invalid Import ID",
+			"Import a Workload Identity binding by NAMESPACE/KUBERNETES_SERVICE_ACCOUNT, e.g. `terraform import mlplatform_workload_identity.x vision/trainer`; got "+req.ID+".")
+		return
+	}
+	for name, v := range map[string]string{"id": req.ID, "namespace": ns, "kubernetes_service_account": ksa} {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
+	}
+}
