@@ -334,7 +334,7 @@ resource "mlplatform_workload_identity" "x" {
 						t.Errorf("IAM policy written before the pre-flight check failed: roles %v", roles)
 					}
 				},
-				Config: provider,
+				Config:           provider,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},
