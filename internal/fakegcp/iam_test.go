@@ -10,6 +10,8 @@ import (
 	"cloud.google.com/go/iam/apiv1/iampb"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"google.golang.org/protobuf/testing/protocmp"
 )
 
@@ -158,5 +160,31 @@ func TestWorkloadIdentityPoolMustExist(t *testing.T) {
 			}
 			wantCode(t, err, tt.wantCode, "Identity Pool does not exist ("+project+".svc.id.goog)")
 		})
+	}
+}
+
+// PatchServiceAccount changes only the fields its update mask names, and
+// refuses the rest, as IAM does.
+func TestIAMPatchServiceAccount(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	sa := createSA(t, e, "patch-me")
+	got, err := e.ic.PatchServiceAccount(ctx, &adminpb.PatchServiceAccountRequest{
+		ServiceAccount: &adminpb.ServiceAccount{Name: sa.Name, DisplayName: "Renamed", Description: "ignored"},
+		UpdateMask:     &fieldmaskpb.FieldMask{Paths: []string{"display_name"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.DisplayName != "Renamed" || got.Description != "" {
+		t.Errorf("after patch: display name %q, description %q; want \"Renamed\", \"\"", got.DisplayName, got.Description)
+	}
+	for name, mask := range map[string][]string{"no mask": nil, "email": {"email"}} {
+		_, err := e.ic.PatchServiceAccount(ctx, &adminpb.PatchServiceAccountRequest{
+			ServiceAccount: &adminpb.ServiceAccount{Name: sa.Name, Email: "x@y"}, UpdateMask: &fieldmaskpb.FieldMask{Paths: mask}})
+		if status.Code(err) != codes.InvalidArgument {
+			t.Errorf("%s: err = %v, want InvalidArgument", name, err)
+		}
 	}
 }
