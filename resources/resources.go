@@ -23,6 +23,7 @@ func All() []func() resource.Resource {
 		NewClusterQueue,
 		NewTeamNamespace,
 		NewTrainingNetworkPolicy,
+		NewGPUPool,
 		NewWorkloadIdentity,
 	}
 }

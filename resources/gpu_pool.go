@@ -1,0 +1,517 @@
+package resources
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/catalog"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = &GPUPool{}
+	_ resource.ResourceWithImportState    = &GPUPool{}
+	_ resource.ResourceWithValidateConfig = &GPUPool{}
+	_ resource.ResourceWithModifyPlan     = &GPUPool{}
+)
+
+// Default timeouts: GPU pools can take long to create (capacity search) and
+// GKE serializes operations per cluster, so a pool may queue behind others.
+const (
+	gpuPoolCreateTimeout = 45 * time.Minute
+	gpuPoolUpdateTimeout = 45 * time.Minute
+	gpuPoolDeleteTimeout = 30 * time.Minute
+	gpuPoolReadTimeout   = 5 * time.Minute
+)
+
+// GPUPool is mlplatform_gpu_pool: a GKE node pool of GPU machines.
+type GPUPool struct {
+	clients *platform.Clients
+}
+
+// NewGPUPool is the resource constructor.
+func NewGPUPool() resource.Resource { return &GPUPool{} }
+
+func (r *GPUPool) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_gpu_pool"
+}
+
+func (r *GPUPool) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func quoted(ss []string) string { return "`" + strings.Join(ss, "`, `") + "`" }
+
+func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	computedString := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A GKE node pool of GPU machines that scales with demand (to zero by default), on on-demand, spot, flex-start " +
+			"(Dynamic Workload Scheduler) or reserved capacity. Wire a Kueue flavor to it with `node_labels = mlplatform_gpu_pool.x.node_selector` " +
+			"and `tolerations = mlplatform_gpu_pool.x.workload_tolerations`; both are known at plan time. Changes GKE makes in place " +
+			"(autoscaling, labels, taints, resource labels, zones, driver, disk, max run duration) are applied in place, one GKE request per field; " +
+			"the others replace the pool. Mutations are serialized per cluster and retried while GKE is busy with another operation.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`projects/P/locations/L/clusters/C/nodePools/N`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
+				MarkdownDescription: "Node pool name: 1 to 40 lower-case letters, digits and `-`, starting with a letter. Changing it replaces the pool."},
+			"project": schema.StringAttribute{Optional: true, Computed: true, Validators: nonEmpty,
+				MarkdownDescription: "Project of the cluster; default the provider's `project`. Changing it replaces the pool.",
+				PlanModifiers:       []planmodifier.String{providerDefault{r: r, attr: "project"}, stringplanmodifier.RequiresReplace()}},
+			"location": schema.StringAttribute{Optional: true, Computed: true, Validators: nonEmpty,
+				MarkdownDescription: "Location (region or zone) of the cluster; default the provider's `location`. Changing it replaces the pool.",
+				PlanModifiers:       []planmodifier.String{providerDefault{r: r, attr: "location"}, stringplanmodifier.RequiresReplace()}},
+			"cluster": schema.StringAttribute{Optional: true, Computed: true, Validators: nonEmpty,
+				MarkdownDescription: "Cluster name; default the provider's `cluster`. Changing it replaces the pool.",
+				PlanModifiers:       []planmodifier.String{providerDefault{r: r, attr: "cluster"}, stringplanmodifier.RequiresReplace()}},
+			"node_locations": schema.SetAttribute{Optional: true, Computed: true, ElementType: types.StringType,
+				Validators:          []validator.Set{setvalidator.SizeAtLeast(1)},
+				MarkdownDescription: "Zones the pool's nodes run in, within the cluster's region; default the cluster's zones. Changed in place.",
+				PlanModifiers:       []planmodifier.Set{setplanmodifier.UseStateForUnknown()}},
+			"machine_type": schema.StringAttribute{Optional: true, Computed: true,
+				MarkdownDescription: "Compute Engine machine type. May be omitted when `gpu` fits exactly one (e.g. 8 × `nvidia-h100-80gb`: " +
+					"`a3-highgpu-8g`); 1 × `nvidia-l4` fits five `g2-standard-*` sizes, so it must be set. Changing it replaces the pool.",
+				PlanModifiers: []planmodifier.String{machineTypeDefault{}, stringplanmodifier.RequiresReplace()}},
+			"gpu": schema.SingleNestedAttribute{Required: true, MarkdownDescription: "The GPUs on every node.",
+				Attributes: map[string]schema.Attribute{
+					"type": schema.StringAttribute{Required: true, PlanModifiers: replace,
+						MarkdownDescription: "Accelerator type: " + quoted(catalog.Types()) + ". Changing it replaces the pool."},
+					"count": schema.Int64Attribute{Required: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+						MarkdownDescription: "GPUs per node; must be one the machine type carries. Changing it replaces the pool."},
+					"driver": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(spec.GPUDriverDefault),
+						Validators:          []validator.String{stringvalidator.OneOf(spec.GPUDrivers...)},
+						MarkdownDescription: "NVIDIA driver GKE installs: " + quoted(spec.GPUDrivers) + " (you install it). Default `default`. Changed in place."},
+				}},
+			"capacity": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(spec.CapacityOnDemand),
+				Validators: []validator.String{stringvalidator.OneOf(spec.Capacities...)}, PlanModifiers: replace,
+				MarkdownDescription: "How the VMs are obtained: " + quoted(spec.Capacities) + ". `spot` is cheap and preemptible; `flex_start` " +
+					"waits for capacity (Dynamic Workload Scheduler), runs at most `max_run_duration`, and needs `autoscaling.min_nodes = 0`; " +
+					"`reservation` consumes a Compute Engine reservation (`reservation`). Default `on_demand`. Changing it replaces the pool."},
+			"reservation": schema.SingleNestedAttribute{Optional: true,
+				MarkdownDescription: "The reservation a `capacity = \"reservation\"` pool consumes. Changing it replaces the pool.",
+				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+				Attributes: map[string]schema.Attribute{
+					"affinity": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.OneOf(spec.ReservationAffinities...)},
+						MarkdownDescription: "`specific` (the reservation `name`), `any` (any matching reservation) or `none`."},
+					"name": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+						MarkdownDescription: "Reservation name (or `projects/P/reservations/R` for a shared one), with `affinity = \"specific\"`."},
+				}},
+			"max_run_duration": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+				MarkdownDescription: "With `capacity = \"flex_start\"`: how long a node may run before GKE reclaims it, e.g. `\"72h\"`; at most `\"168h\"` " +
+					"(GKE's default). Changed in place."},
+			"queued_provisioning": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+				MarkdownDescription: "With `capacity = \"flex_start\"`: nodes are provisioned all at once per ProvisioningRequest, as Kueue's " +
+					"`mlplatform_provisioning_admission_check` asks for them. Not with `placement = \"compact\"`. Changing it replaces the pool."},
+			"autoscaling": schema.SingleNestedAttribute{Required: true,
+				MarkdownDescription: "Autoscaler bounds, as TOTAL node counts across all zones. The provider never sets the node count itself: " +
+					"the autoscaler owns it.",
+				Attributes: map[string]schema.Attribute{
+					"min_nodes": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),
+						Validators: []validator.Int64{int64validator.AtLeast(0)}, MarkdownDescription: "Fewest nodes; default 0 (scale to zero when idle)."},
+					"max_nodes": schema.Int64Attribute{Required: true, Validators: []validator.Int64{int64validator.AtLeast(1)},
+						MarkdownDescription: "Most nodes (at least 1)."},
+					"location_policy": schema.StringAttribute{Optional: true, Computed: true,
+						Validators:          []validator.String{stringvalidator.OneOf(spec.LocationPolicies...)},
+						PlanModifiers:       []planmodifier.String{locationPolicyDefault{}},
+						MarkdownDescription: "`balanced` spreads nodes over zones; `any` takes capacity wherever it is. Default `any` for spot and flex-start, else `balanced`."},
+				}},
+			"placement": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(spec.Placements...)}, PlanModifiers: replace,
+				MarkdownDescription: "`compact` places nodes physically close (lower latency between them). Changing it replaces the pool."},
+			"labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Kubernetes labels on every node. GKE's own `cloud.google.com/gke-*` labels are not listed and cannot be set. Changed in place."},
+			"taints": schema.MapNestedAttribute{Optional: true,
+				MarkdownDescription: "Kubernetes taints on every node, keyed by taint key, e.g. `{ \"cloud.google.com/gke-spot\" = { value = \"true\", effect = \"NoSchedule\" } }`. " +
+					"GKE's own `nvidia.com/gpu` taint is added by GKE and shown in `effective_taints`. Changed in place.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"value": schema.StringAttribute{Optional: true, Validators: nonEmpty, MarkdownDescription: "Taint value."},
+					"effect": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.OneOf(spec.TaintEffects...)},
+						MarkdownDescription: "`NoSchedule`, `PreferNoSchedule` or `NoExecute`."},
+				}}},
+			"resource_labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Google Cloud labels on the pool's VMs, for cost reports (e.g. `team`, `owner`). The provider adds `" +
+					spec.CostLabelPool + "`, `" + spec.CostLabelGPU + "` and `" + spec.CostLabelCapacity + "` from the pool itself (set them here to override); " +
+					"all labels, GKE's `goog-gke-*` included, are in `effective_labels`. Changed in place."},
+			"disk": schema.SingleNestedAttribute{Optional: true, Computed: true, MarkdownDescription: "Boot disk; default GKE's. Changed in place.",
+				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
+				Attributes: map[string]schema.Attribute{
+					"size_gb": schema.Int64Attribute{Optional: true, Computed: true, Validators: []validator.Int64{int64validator.AtLeast(10)},
+						PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}, MarkdownDescription: "Size in GB."},
+					"type": schema.StringAttribute{Optional: true, Computed: true, Validators: nonEmpty,
+						PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}, MarkdownDescription: "e.g. `pd-balanced`, `pd-ssd`, `hyperdisk-balanced`."},
+				}},
+			"service_account": schema.StringAttribute{Optional: true, Computed: true, Validators: nonEmpty,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+				MarkdownDescription: "Google service account of the nodes; default the project's Compute Engine default. Changing it replaces the pool."},
+			"workload_identity": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Run the GKE metadata server on the nodes (`GKE_METADATA`), so pods authenticate with Workload Identity. " +
+					"Default true (needs Workload Identity on the cluster). Changed in place."},
+			"node_selector": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Node labels that select this pool's nodes (`cloud.google.com/gke-nodepool`), known at plan time: " +
+					"use as a ResourceFlavor's `node_labels`."},
+			"workload_tolerations": schema.ListNestedAttribute{Computed: true, NestedObject: schema.NestedAttributeObject{Attributes: computedTolerationAttributes()},
+				MarkdownDescription: "Tolerations a pod needs to run here, known at plan time: GKE's `nvidia.com/gpu` taint, the queued-provisioning " +
+					"taint, and each of `taints`. Use as a ResourceFlavor's `tolerations`."},
+			"effective_labels": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Every Google Cloud label on the pool's VMs: `resource_labels`, the default cost labels and GKE's `goog-gke-*`."},
+			"effective_taints": schema.ListNestedAttribute{Computed: true,
+				MarkdownDescription: "Every taint on the pool's nodes, GKE's `nvidia.com/gpu` included.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"key": computedString("Taint key."), "value": computedString("Taint value."), "effect": computedString("Taint effect."),
+				}}},
+			"instance_group_urls": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Compute Engine managed instance groups of the pool, one per zone."},
+			"version": computedString("Kubernetes version of the nodes (GKE upgrades it)."),
+			"status":  computedString("GKE's status of the pool: `RUNNING`, `RECONCILING`, `ERROR`, ... A pool in `ERROR` is replaced by the next apply."),
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+func computedTolerationAttributes() map[string]schema.Attribute {
+	s := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
+	return map[string]schema.Attribute{
+		"key": s("Taint key."), "operator": s("`Equal` or `Exists`."), "value": s("Value with `Equal`."), "effect": s("Effect."),
+		"toleration_seconds": schema.Int64Attribute{Computed: true, MarkdownDescription: "Always null here."},
+	}
+}
+
+// providerDefault plans project, location or cluster from the provider
+// configuration when the resource does not set it.
+type providerDefault struct {
+	r    *GPUPool
+	attr string
+}
+
+func (d providerDefault) Description(context.Context) string {
+	return "Defaults to the provider's " + d.attr + "."
+}
+func (d providerDefault) MarkdownDescription(ctx context.Context) string { return d.Description(ctx) }
+
+func (d providerDefault) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if !req.ConfigValue.IsNull() {
+		return
+	}
+	if d.r.clients != nil {
+		cfg := d.r.clients.Config
+		if v := map[string]string{"project": cfg.Project, "location": cfg.Location, "cluster": cfg.Cluster}[d.attr]; v != "" {
+			resp.PlanValue = types.StringValue(v)
+			return
+		}
+	}
+	if !req.StateValue.IsNull() {
+		resp.PlanValue = req.StateValue
+		return
+	}
+	resp.Diagnostics.AddAttributeError(req.Path, "Missing "+strings.ToUpper(d.attr[:1])+d.attr[1:],
+		fmt.Sprintf("Attribute %s: the pool's %s is not set here nor in the provider; set %s in the resource or in the provider block (or MLPLATFORM_%s).",
+			d.attr, d.attr, d.attr, strings.ToUpper(d.attr)))
+}
+
+// machineTypeDefault plans the machine type when gpu picks exactly one.
+type machineTypeDefault struct{}
+
+func (machineTypeDefault) Description(context.Context) string {
+	return "Defaults to the one machine type that carries the configured GPUs."
+}
+func (d machineTypeDefault) MarkdownDescription(ctx context.Context) string {
+	return d.Description(ctx)
+}
+
+func (machineTypeDefault) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if !req.ConfigValue.IsNull() {
+		return
+	}
+	var g types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("gpu"), &g)...)
+	var gm gpuModel
+	if poolObjectAs(ctx, g, &gm, &resp.Diagnostics) && !gm.Type.IsUnknown() && !gm.Count.IsUnknown() {
+		if mt, ok := spec.PickMachineType(gm.Type.ValueString(), int(gm.Count.ValueInt64())); ok {
+			resp.PlanValue = types.StringValue(mt)
+			return
+		}
+	}
+	if !req.StateValue.IsNull() {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+// locationPolicyDefault plans the autoscaler location policy from capacity.
+type locationPolicyDefault struct{}
+
+func (locationPolicyDefault) Description(context.Context) string {
+	return "Defaults to any for spot and flex-start, balanced otherwise."
+}
+func (d locationPolicyDefault) MarkdownDescription(ctx context.Context) string {
+	return d.Description(ctx)
+}
+
+func (locationPolicyDefault) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if !req.ConfigValue.IsNull() {
+		return
+	}
+	var capacity types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("capacity"), &capacity)...)
+	if capacity.IsUnknown() {
+		return
+	}
+	resp.PlanValue = types.StringValue(spec.DefaultLocationPolicy(capacity.ValueString()))
+}
+
+func (r *GPUPool) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m gpuPoolModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	p := m.toSpec(ctx, &resp.Diagnostics)
+	addSpecErrors(&resp.Diagnostics, p.Validate(), m.known(ctx))
+}
+
+// ModifyPlan fills in, at plan time, what follows from the configuration
+// (node_selector, workload_tolerations) and keeps server-reported values
+// whose inputs do not change, so an update plan shows only what changes.
+func (r *GPUPool) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return // destroy
+	}
+	var plan gpuPoolModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var diags diag.Diagnostics
+	p := plan.toSpec(ctx, &diags) // problems were reported by ValidateConfig
+	if plan.Name.IsUnknown() {
+		plan.NodeSelector = types.MapUnknown(types.StringType)
+	} else {
+		plan.NodeSelector = nodeSelectorState(ctx, p, &diags)
+	}
+	if plan.Taints.IsUnknown() || plan.QueuedProvisioning.IsUnknown() {
+		plan.WorkloadTolerations = types.ListUnknown(tolerationType)
+	} else {
+		plan.WorkloadTolerations = tolerationsState(ctx, p, &diags)
+	}
+	// Zones can only be checked against the cluster's region now that the
+	// provider's location is known.
+	var zoneErrs spec.FieldErrors
+	for _, e := range p.Validate() {
+		if e.Path[0] == "node_locations" {
+			zoneErrs = append(zoneErrs, e)
+		}
+	}
+	addSpecErrors(&resp.Diagnostics, zoneErrs, plan.known(ctx))
+
+	if !req.State.Raw.IsNull() {
+		var state gpuPoolModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		keep := func(same bool, planned, prior attr.Value) attr.Value {
+			if same {
+				return prior
+			}
+			return planned
+		}
+		plan.ID = state.ID
+		plan.Version = state.Version
+		plan.EffectiveTaints = keep(plan.Taints.Equal(state.Taints), types.ListUnknown(taintType), state.EffectiveTaints).(types.List)
+		plan.EffectiveLabels = keep(plan.ResourceLabels.Equal(state.ResourceLabels) && plan.Name.Equal(state.Name) &&
+			plan.GPU.Equal(state.GPU) && plan.Capacity.Equal(state.Capacity), types.MapUnknown(types.StringType), state.EffectiveLabels).(types.Map)
+		plan.InstanceGroupURLs = keep(plan.NodeLocations.Equal(state.NodeLocations), types.ListUnknown(types.StringType), state.InstanceGroupURLs).(types.List)
+		plan.Status = types.StringValue("RUNNING") // every apply waits until the pool runs again
+		if state.Status.ValueString() == "ERROR" {
+			// Left by a create GKE could not finish: replace it.
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("status"))
+			plan.Status = types.StringUnknown()
+		}
+		if plan.Status.Equal(state.Status) && req.Plan.Raw.Equal(req.State.Raw) {
+			plan.Status = state.Status
+		}
+	}
+	resp.Diagnostics.Append(diags...)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+}
+
+// pools returns the reconciler, logging progress through tflog.
+func (r *GPUPool) pools(ctx context.Context, diags *diag.Diagnostics) (*reconcile.GPUPools, bool) {
+	if r.clients == nil {
+		diags.AddError("Provider Not Configured", "The mlplatform provider was not configured before the GPU pool was used. This is a bug in the provider; please report it.")
+		return nil, false
+	}
+	g, err := r.clients.GKE(ctx)
+	if err != nil {
+		diagnostics.Error(diags, "Could Not Connect To GKE", err)
+		return nil, false
+	}
+	rec := reconcile.NewGPUPools(g, g.NodePoolLocks())
+	rec.Logf = func(ctx context.Context, msg string, fields map[string]any) { tflog.Info(ctx, msg, fields) }
+	return rec, true
+}
+
+// gpuPoolError explains a failed GKE action in plain words, then quotes it.
+func gpuPoolError(diags *diag.Diagnostics, summary string, err error) {
+	var failed *reconcile.CreateFailedError
+	var busy *reconcile.BusyError
+	switch {
+	case errors.As(err, &failed):
+		diags.AddError(summary, failed.Plain()+"\n\nOriginal error: "+err.Error())
+	case errors.As(err, &busy):
+		diags.AddError(summary, busy.Plain()+"\n\nOriginal error: "+err.Error())
+	case errors.Is(err, reconcile.ErrNeedsReplacement):
+		diags.AddError(summary, "The node pool changed since the plan in a field GKE cannot change in place. Run terraform plan again: "+
+			"it shows the replacement.\n\nOriginal error: "+err.Error())
+	default:
+		diagnostics.Error(diags, summary, err)
+	}
+}
+
+func (r *GPUPool) desired(ctx context.Context, plan tfsdk.Plan, diags *diag.Diagnostics) (gpuPoolModel, spec.GPUPool, bool) {
+	var m gpuPoolModel
+	diags.Append(plan.Get(ctx, &m)...)
+	if diags.HasError() {
+		return m, spec.GPUPool{}, false
+	}
+	p := m.toSpec(ctx, diags)
+	if errs := p.Validate(); len(errs) > 0 {
+		diagnostics.FieldErrors(diags, errs)
+	}
+	return m, p, !diags.HasError()
+}
+
+func (r *GPUPool) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	m, p, ok := r.desired(ctx, req.Plan, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	timeout, d := m.Timeouts.Create(ctx, gpuPoolCreateTimeout)
+	resp.Diagnostics.Append(d...)
+	rec, ok := r.pools(ctx, &resp.Diagnostics)
+	if !ok || resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	got, err := rec.Create(ctx, p)
+	if err != nil {
+		gpuPoolError(&resp.Diagnostics, "Could Not Create GPU Pool "+p.Name, err)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, gpuPoolState(ctx, got, m, &resp.Diagnostics))...)
+}
+
+func (r *GPUPool) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	m, p, ok := r.desired(ctx, req.Plan, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	timeout, d := m.Timeouts.Update(ctx, gpuPoolUpdateTimeout)
+	resp.Diagnostics.Append(d...)
+	rec, ok := r.pools(ctx, &resp.Diagnostics)
+	if !ok || resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	got, err := rec.Update(ctx, p)
+	if err != nil {
+		gpuPoolError(&resp.Diagnostics, "Could Not Update GPU Pool "+p.Name, err)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, gpuPoolState(ctx, got, m, &resp.Diagnostics))...)
+}
+
+func (r *GPUPool) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m gpuPoolModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	rec, ok := r.pools(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, gpuPoolReadTimeout)
+	defer cancel()
+	var ignored diag.Diagnostics
+	hint := m.toSpec(ctx, &ignored)
+	got, found, err := rec.Observe(ctx, m.ref(), hint)
+	if err != nil {
+		gpuPoolError(&resp.Diagnostics, "Could Not Read GPU Pool "+m.Name.ValueString(), err)
+		return
+	}
+	if !found {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, gpuPoolState(ctx, got, m, &resp.Diagnostics))...)
+}
+
+func (r *GPUPool) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var m gpuPoolModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := m.Timeouts.Delete(ctx, gpuPoolDeleteTimeout)
+	resp.Diagnostics.Append(d...)
+	rec, ok := r.pools(ctx, &resp.Diagnostics)
+	if !ok || resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := rec.Delete(ctx, m.ref()); err != nil {
+		gpuPoolError(&resp.Diagnostics, "Could Not Delete GPU Pool "+m.Name.ValueString(), err)
+	}
+}
+
+// ImportState imports by projects/P/locations/L/clusters/C/nodePools/N or P/L/C/N.
+func (r *GPUPool) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ref, ok := parseGPUPoolID(req.ID)
+	if !ok {
+		resp.Diagnostics.AddError("Invalid Import ID",
+			fmt.Sprintf("%q is not a node pool id. Use projects/PROJECT/locations/LOCATION/clusters/CLUSTER/nodePools/NAME or PROJECT/LOCATION/CLUSTER/NAME.", req.ID))
+		return
+	}
+	for name, v := range map[string]string{"id": ref.NodePoolName(), "name": ref.Name, "project": ref.Project, "location": ref.Location, "cluster": ref.Cluster} {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
+	}
+}

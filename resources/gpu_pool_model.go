@@ -1,0 +1,291 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+type gpuPoolModel struct {
+	ID                  types.String   `tfsdk:"id"`
+	Name                types.String   `tfsdk:"name"`
+	Project             types.String   `tfsdk:"project"`
+	Location            types.String   `tfsdk:"location"`
+	Cluster             types.String   `tfsdk:"cluster"`
+	NodeLocations       types.Set      `tfsdk:"node_locations"`
+	MachineType         types.String   `tfsdk:"machine_type"`
+	GPU                 types.Object   `tfsdk:"gpu"`
+	Capacity            types.String   `tfsdk:"capacity"`
+	Reservation         types.Object   `tfsdk:"reservation"`
+	MaxRunDuration      types.String   `tfsdk:"max_run_duration"`
+	QueuedProvisioning  types.Bool     `tfsdk:"queued_provisioning"`
+	Autoscaling         types.Object   `tfsdk:"autoscaling"`
+	Placement           types.String   `tfsdk:"placement"`
+	Labels              types.Map      `tfsdk:"labels"`
+	Taints              types.Map      `tfsdk:"taints"`
+	ResourceLabels      types.Map      `tfsdk:"resource_labels"`
+	Disk                types.Object   `tfsdk:"disk"`
+	ServiceAccount      types.String   `tfsdk:"service_account"`
+	WorkloadIdentity    types.Bool     `tfsdk:"workload_identity"`
+	NodeSelector        types.Map      `tfsdk:"node_selector"`
+	WorkloadTolerations types.List     `tfsdk:"workload_tolerations"`
+	EffectiveLabels     types.Map      `tfsdk:"effective_labels"`
+	EffectiveTaints     types.List     `tfsdk:"effective_taints"`
+	InstanceGroupURLs   types.List     `tfsdk:"instance_group_urls"`
+	Version             types.String   `tfsdk:"version"`
+	Status              types.String   `tfsdk:"status"`
+	Timeouts            timeouts.Value `tfsdk:"timeouts"`
+}
+
+type gpuModel struct {
+	Type   types.String `tfsdk:"type"`
+	Count  types.Int64  `tfsdk:"count"`
+	Driver types.String `tfsdk:"driver"`
+}
+
+type reservationModel struct {
+	Affinity types.String `tfsdk:"affinity"`
+	Name     types.String `tfsdk:"name"`
+}
+
+type autoscalingModel struct {
+	MinNodes       types.Int64  `tfsdk:"min_nodes"`
+	MaxNodes       types.Int64  `tfsdk:"max_nodes"`
+	LocationPolicy types.String `tfsdk:"location_policy"`
+}
+
+type diskModel struct {
+	SizeGB types.Int64  `tfsdk:"size_gb"`
+	Type   types.String `tfsdk:"type"`
+}
+
+type poolTaintModel struct {
+	Value  types.String `tfsdk:"value"`
+	Effect types.String `tfsdk:"effect"`
+}
+
+var (
+	gpuType         = map[string]attr.Type{"type": types.StringType, "count": types.Int64Type, "driver": types.StringType}
+	reservationType = map[string]attr.Type{"affinity": types.StringType, "name": types.StringType}
+	autoscalingType = map[string]attr.Type{"min_nodes": types.Int64Type, "max_nodes": types.Int64Type, "location_policy": types.StringType}
+	diskType        = map[string]attr.Type{"size_gb": types.Int64Type, "type": types.StringType}
+	poolTaintType   = types.ObjectType{AttrTypes: map[string]attr.Type{"value": types.StringType, "effect": types.StringType}}
+)
+
+// objectAs reads a nested object; null or unknown leaves out untouched.
+func poolObjectAs(ctx context.Context, o types.Object, out any, diags *diag.Diagnostics) bool {
+	if o.IsNull() || o.IsUnknown() {
+		return false
+	}
+	diags.Append(o.As(ctx, out, basetypes.ObjectAsOptions{UnhandledNullAsEmpty: true, UnhandledUnknownAsEmpty: true})...)
+	return true
+}
+
+func objectValue(ctx context.Context, types_ map[string]attr.Type, v any, diags *diag.Diagnostics) types.Object {
+	o, d := types.ObjectValueFrom(ctx, types_, v)
+	diags.Append(d...)
+	return o
+}
+
+// toSpec converts a plan or config; unknown values read as empty (plan-time
+// validation skips attributes that are not fully known).
+func (m gpuPoolModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.GPUPool {
+	p := spec.GPUPool{
+		Project: m.Project.ValueString(), Location: m.Location.ValueString(), Cluster: m.Cluster.ValueString(), Name: m.Name.ValueString(),
+		MachineType:        m.MachineType.ValueString(),
+		Capacity:           m.Capacity.ValueString(),
+		QueuedProvisioning: m.QueuedProvisioning.ValueBool(),
+		Placement:          m.Placement.ValueString(),
+		Labels:             stringMap(ctx, m.Labels, diags),
+		ResourceLabels:     stringMap(ctx, m.ResourceLabels, diags),
+		ServiceAccount:     m.ServiceAccount.ValueString(),
+		WorkloadIdentity:   m.WorkloadIdentity.IsNull() || m.WorkloadIdentity.IsUnknown() || m.WorkloadIdentity.ValueBool(),
+	}
+	if p.Capacity == "" {
+		p.Capacity = spec.CapacityOnDemand
+	}
+	if !m.NodeLocations.IsNull() && !m.NodeLocations.IsUnknown() {
+		diags.Append(m.NodeLocations.ElementsAs(ctx, &p.NodeLocations, false)...)
+		sort.Strings(p.NodeLocations)
+	}
+	var g gpuModel
+	if poolObjectAs(ctx, m.GPU, &g, diags) {
+		p.GPU = spec.GPU{Type: g.Type.ValueString(), Count: int(g.Count.ValueInt64()), Driver: g.Driver.ValueString()}
+	}
+	var r reservationModel
+	if poolObjectAs(ctx, m.Reservation, &r, diags) {
+		p.Reservation = &spec.Reservation{Affinity: r.Affinity.ValueString(), Name: r.Name.ValueString()}
+	}
+	if s := m.MaxRunDuration.ValueString(); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			diags.AddAttributeError(path.Root("max_run_duration"), "Invalid Duration",
+				fmt.Sprintf("Attribute max_run_duration: %q is not a duration; write it in hours or minutes, e.g. \"72h\" or \"90m\" (at most \"168h\", 7 days).", s))
+		}
+		p.MaxRunDuration = d
+	}
+	var a autoscalingModel
+	if poolObjectAs(ctx, m.Autoscaling, &a, diags) {
+		p.Autoscaling = spec.Autoscaling{MinNodes: int(a.MinNodes.ValueInt64()), MaxNodes: int(a.MaxNodes.ValueInt64()), LocationPolicy: a.LocationPolicy.ValueString()}
+	}
+	var dk diskModel
+	if poolObjectAs(ctx, m.Disk, &dk, diags) {
+		p.DiskSizeGB, p.DiskType = int(dk.SizeGB.ValueInt64()), dk.Type.ValueString()
+	}
+	if !m.Taints.IsNull() && !m.Taints.IsUnknown() {
+		ts := map[string]poolTaintModel{}
+		diags.Append(m.Taints.ElementsAs(ctx, &ts, false)...)
+		for k, t := range ts {
+			p.Taints = append(p.Taints, spec.Taint{Key: k, Value: t.Value.ValueString(), Effect: t.Effect.ValueString()})
+		}
+		p.Taints = spec.SortTaints(p.Taints)
+	}
+	return p
+}
+
+// known says which root attributes are fully known, for plan-time validation.
+func (m gpuPoolModel) known(ctx context.Context) map[string]bool {
+	return map[string]bool{
+		"name": fullyKnown(ctx, m.Name), "node_locations": fullyKnown(ctx, m.NodeLocations) && fullyKnown(ctx, m.Location),
+		"machine_type": fullyKnown(ctx, m.MachineType) && fullyKnown(ctx, m.GPU), "gpu": fullyKnown(ctx, m.GPU),
+		"capacity": fullyKnown(ctx, m.Capacity), "reservation": fullyKnown(ctx, m.Reservation) && fullyKnown(ctx, m.Capacity),
+		"max_run_duration": fullyKnown(ctx, m.MaxRunDuration) && fullyKnown(ctx, m.Capacity), "queued_provisioning": fullyKnown(ctx, m.QueuedProvisioning) && fullyKnown(ctx, m.Capacity),
+		"autoscaling": fullyKnown(ctx, m.Autoscaling) && fullyKnown(ctx, m.Capacity), "placement": fullyKnown(ctx, m.Placement) && fullyKnown(ctx, m.QueuedProvisioning),
+		"labels": fullyKnown(ctx, m.Labels), "taints": fullyKnown(ctx, m.Taints),
+		"resource_labels": fullyKnown(ctx, m.ResourceLabels) && fullyKnown(ctx, m.Name) && fullyKnown(ctx, m.GPU), "disk": fullyKnown(ctx, m.Disk),
+	}
+}
+
+// ref is the node pool the model addresses.
+func (m gpuPoolModel) ref() reconcile.GPUPoolRef {
+	return reconcile.GPUPoolRef{Project: m.Project.ValueString(), Location: m.Location.ValueString(), Cluster: m.Cluster.ValueString(), Name: m.Name.ValueString()}
+}
+
+// formatDuration writes d the way people configure it ("72h", "90m").
+func formatDuration(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return d.String()
+}
+
+func poolStringList(ctx context.Context, ss []string, diags *diag.Diagnostics) types.List {
+	if ss == nil {
+		ss = []string{}
+	}
+	l, d := types.ListValueFrom(ctx, types.StringType, ss)
+	diags.Append(d...)
+	return l
+}
+
+// tolerationsState is the workload_tolerations value for a pool.
+func tolerationsState(ctx context.Context, p spec.GPUPool, diags *diag.Diagnostics) types.List {
+	return tolerationsToList(ctx, p.WorkloadTolerations(), types.ListNull(tolerationType), diags)
+}
+
+func nodeSelectorState(ctx context.Context, p spec.GPUPool, diags *diag.Diagnostics) types.Map {
+	v, d := types.MapValueFrom(ctx, types.StringType, p.NodeSelector())
+	diags.Append(d...)
+	return v
+}
+
+// gpuPoolState converts what GKE reports into state. prior is the plan or
+// the previous state: it keeps configured spellings (a duration) and empty
+// maps empty rather than null.
+func gpuPoolState(ctx context.Context, o reconcile.ObservedGPUPool, prior gpuPoolModel, diags *diag.Diagnostics) gpuPoolModel {
+	s := o.Spec
+	m := gpuPoolModel{
+		ID:                  types.StringValue(reconcile.RefOf(s).NodePoolName()),
+		Name:                types.StringValue(s.Name),
+		Project:             types.StringValue(s.Project),
+		Location:            types.StringValue(s.Location),
+		Cluster:             types.StringValue(s.Cluster),
+		MachineType:         types.StringValue(s.MachineType),
+		Capacity:            types.StringValue(s.Capacity),
+		QueuedProvisioning:  types.BoolValue(s.QueuedProvisioning),
+		Placement:           optString(s.Placement),
+		Labels:              stringMapState(ctx, s.Labels, prior.Labels, diags),
+		ResourceLabels:      stringMapState(ctx, s.ResourceLabels, prior.ResourceLabels, diags),
+		ServiceAccount:      types.StringValue(s.ServiceAccount),
+		WorkloadIdentity:    types.BoolValue(s.WorkloadIdentity),
+		NodeSelector:        nodeSelectorState(ctx, s, diags),
+		WorkloadTolerations: tolerationsState(ctx, s, diags),
+		EffectiveLabels:     stringMapState(ctx, o.EffectiveResourceLabels, types.MapValueMust(types.StringType, map[string]attr.Value{}), diags),
+		EffectiveTaints:     taintsToList(ctx, o.EffectiveTaints, types.ListValueMust(taintType, nil), diags),
+		InstanceGroupURLs:   poolStringList(ctx, o.InstanceGroupURLs, diags),
+		Version:             types.StringValue(o.Version),
+		Status:              types.StringValue(o.Status),
+		Timeouts:            prior.Timeouts,
+	}
+	nl, d := types.SetValueFrom(ctx, types.StringType, nonNilStrings(s.NodeLocations))
+	diags.Append(d...)
+	m.NodeLocations = nl
+	m.GPU = objectValue(ctx, gpuType, gpuModel{Type: types.StringValue(s.GPU.Type), Count: types.Int64Value(int64(s.GPU.Count)), Driver: types.StringValue(s.GPU.Driver)}, diags)
+	m.Reservation = types.ObjectNull(reservationType)
+	if r := s.Reservation; r != nil {
+		m.Reservation = objectValue(ctx, reservationType, reservationModel{Affinity: types.StringValue(r.Affinity), Name: optString(r.Name)}, diags)
+	}
+	m.MaxRunDuration = types.StringNull()
+	if s.MaxRunDuration != 0 {
+		m.MaxRunDuration = types.StringValue(formatDuration(s.MaxRunDuration))
+		if pd, err := time.ParseDuration(prior.MaxRunDuration.ValueString()); err == nil && pd == s.MaxRunDuration {
+			m.MaxRunDuration = prior.MaxRunDuration
+		}
+	}
+	m.Autoscaling = objectValue(ctx, autoscalingType, autoscalingModel{MinNodes: types.Int64Value(int64(s.Autoscaling.MinNodes)),
+		MaxNodes: types.Int64Value(int64(s.Autoscaling.MaxNodes)), LocationPolicy: optString(s.Autoscaling.LocationPolicy)}, diags)
+	m.Disk = objectValue(ctx, diskType, diskModel{SizeGB: types.Int64Value(int64(s.DiskSizeGB)), Type: types.StringValue(s.DiskType)}, diags)
+	m.Taints = types.MapNull(poolTaintType)
+	if len(s.Taints) > 0 {
+		ts := map[string]poolTaintModel{}
+		for _, t := range s.Taints {
+			ts[t.Key] = poolTaintModel{Value: optString(t.Value), Effect: types.StringValue(t.Effect)}
+		}
+		v, d := types.MapValueFrom(ctx, poolTaintType, ts)
+		diags.Append(d...)
+		m.Taints = v
+	} else if !prior.Taints.IsNull() && !prior.Taints.IsUnknown() && len(prior.Taints.Elements()) == 0 {
+		m.Taints = types.MapValueMust(poolTaintType, map[string]attr.Value{})
+	}
+	return m
+}
+
+func nonNilStrings(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
+// parseGPUPoolID accepts projects/P/locations/L/clusters/C/nodePools/N and P/L/C/N.
+func parseGPUPoolID(id string) (reconcile.GPUPoolRef, bool) {
+	parts := strings.Split(id, "/")
+	switch {
+	case len(parts) == 8 && parts[0] == "projects" && parts[2] == "locations" && parts[4] == "clusters" && parts[6] == "nodePools":
+		parts = []string{parts[1], parts[3], parts[5], parts[7]}
+	case len(parts) == 4:
+	default:
+		return reconcile.GPUPoolRef{}, false
+	}
+	for _, p := range parts {
+		if p == "" {
+			return reconcile.GPUPoolRef{}, false
+		}
+	}
+	return reconcile.GPUPoolRef{Project: parts[0], Location: parts[1], Cluster: parts[2], Name: parts[3]}, true
+}
