@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
@@ -28,6 +29,11 @@ type Config struct {
 	KubeContext string
 
 	UserAgent string
+
+	// Prices is the GPU price table: the default table with the provider's
+	// prices or prices_file override applied (LoadPrices). The gpu_catalog
+	// data source and GPU pool cost estimates read it through PriceTable.
+	Prices pricing.Table
 }
 
 // ClusterName is the GKE resource name of the cluster.

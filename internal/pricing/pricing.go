@@ -48,6 +48,12 @@ func validCapacity(c string) bool {
 type Price struct {
 	USDPerGPUHour float64
 	Note          string
+	// Source and Date say whose figure this cell is and the day it was taken.
+	// Empty means the table's Source and Date; Override and Rows fill them in,
+	// so every cell of an overridden table and every row keeps its own
+	// provenance.
+	Source string
+	Date   string
 }
 
 // Row is one accelerator × capacity cell, for listing the table.
@@ -87,13 +93,14 @@ func (t Table) Lookup(accelerator, capacity string) (Price, bool) {
 	return p, ok
 }
 
-// Rows lists every cell, sorted by accelerator and then capacity order.
+// Rows lists every cell, sorted by accelerator and then capacity order, each
+// with its Source and Date filled in.
 func (t Table) Rows() []Row {
 	var rows []Row
 	for a, byCap := range t.prices {
 		for _, c := range Capacities() {
 			if p, ok := byCap[c]; ok {
-				rows = append(rows, Row{Accelerator: a, Capacity: c, Price: p})
+				rows = append(rows, Row{Accelerator: a, Capacity: c, Price: t.provenance(p)})
 			}
 		}
 	}
@@ -110,14 +117,25 @@ func (t Table) Rows() []Row {
 	return rows
 }
 
+// provenance fills in a cell's empty Source and Date with the table's.
+func (t Table) provenance(p Price) Price {
+	if p.Source == "" {
+		p.Source = t.source
+	}
+	if p.Date == "" {
+		p.Date = t.date
+	}
+	return p
+}
+
 // Override returns t with every cell of o replacing t's, and o's source and
-// date named alongside t's.
+// date named alongside t's. Each cell keeps the source and date it came from.
 func (t Table) Override(o Table) Table {
 	out := Table{source: t.source, date: t.date, region: t.region, prices: map[string]map[string]Price{}}
 	for a, byCap := range t.prices {
 		out.prices[a] = map[string]Price{}
 		for c, p := range byCap {
-			out.prices[a][c] = p
+			out.prices[a][c] = t.provenance(p)
 		}
 	}
 	for a, byCap := range o.prices {
@@ -128,7 +146,7 @@ func (t Table) Override(o Table) Table {
 			if p.Note == "" {
 				p.Note = "override: " + o.source
 			}
-			out.prices[a][c] = p
+			out.prices[a][c] = o.provenance(p)
 		}
 	}
 	if len(o.prices) > 0 {

@@ -113,8 +113,12 @@ func TestOverride(t *testing.T) {
 	}
 	got := Default().Override(o)
 	spot, _ := got.Lookup("nvidia-h100-80gb", Spot)
-	if diff := cmp.Diff(Price{USDPerGPUHour: 3.5, Note: "override: contract"}, spot); diff != "" {
+	if diff := cmp.Diff(Price{USDPerGPUHour: 3.5, Note: "override: contract", Source: "contract", Date: "2026-05-01"}, spot); diff != "" {
 		t.Errorf("overridden cell (-want +got):\n%s", diff)
+	}
+	kept, _ := got.Lookup("nvidia-h100-80gb", OnDemand)
+	if kept.Source != Default().Source() || kept.Date != Default().Date() {
+		t.Errorf("a cell not overridden lost the default table's provenance: source %q, date %q", kept.Source, kept.Date)
 	}
 	od, _ := got.HourlyPerGPU("nvidia-h100-80gb", OnDemand)
 	want, _ := Default().HourlyPerGPU("nvidia-h100-80gb", OnDemand)
@@ -123,6 +127,11 @@ func TestOverride(t *testing.T) {
 	}
 	if !strings.Contains(got.Source(), "overridden by contract (2026-05-01)") {
 		t.Errorf("source does not name the override: %q", got.Source())
+	}
+	for _, r := range got.Rows() {
+		if r.Source == "" || r.Date == "" {
+			t.Errorf("row %s %s has no source or date: %+v", r.Accelerator, r.Capacity, r)
+		}
 	}
 	if d, _ := Default().HourlyPerGPU("nvidia-h100-80gb", Spot); d == 3.5 {
 		t.Error("Override changed the default table")
