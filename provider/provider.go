@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/datasources"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
 	"github.com/mlplatform/terraform-provider-mlplatform/resources"
@@ -48,6 +49,8 @@ type providerModel struct {
 	InsecureEndpoints types.Bool   `tfsdk:"insecure_endpoints"`
 	Kubeconfig        types.String `tfsdk:"kubeconfig"`
 	KubeContext       types.String `tfsdk:"kube_context"`
+	Prices            types.String `tfsdk:"prices"`
+	PricesFile        types.String `tfsdk:"prices_file"`
 }
 
 func (p *Provider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -75,6 +78,16 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 			"kubeconfig": str("Path to a kubeconfig file (or a list, as in `KUBECONFIG`). When unset, the provider talks to the GKE cluster's own " +
 				"endpoint with its CA and a Google token, as gke-gcloud-auth-plugin does. Environment: `MLPLATFORM_KUBECONFIG`, then `KUBECONFIG`."),
 			"kube_context": str("Context in the kubeconfig to use; default its current context. Environment: `MLPLATFORM_KUBE_CONTEXT`."),
+			"prices": str("GPU prices overriding cells of the built-in price table, as a JSON string: " +
+				"`jsonencode({ source = \"2026 contract\", date = \"2026-05-01\", prices = { \"nvidia-h100-80gb\" = { on_demand = 9.8, spot = 3.9 } } })`. " +
+				"Prices are USD per GPU-hour of the whole node, by accelerator type and capacity type (`on_demand`, `spot`, `flex_start`, `reservation`); " +
+				"`source` and `date` (YYYY-MM-DD) are required and shown next to every figure they cover. Cells you leave out keep the built-in " +
+				"figures (us-central1 list prices, dated, see the `mlplatform_gpu_catalog` data source). The same table feeds `mlplatform_gpu_catalog` " +
+				"and GPU pool cost estimates; `mlplatform report --prices FILE` takes the same format. Checked when the provider is configured. " +
+				"Conflicts with `prices_file`; wins over `MLPLATFORM_PRICES_FILE`."),
+			"prices_file": str("Path to a JSON file in the format of `prices`, overriding cells of the built-in price table (relative paths are " +
+				"relative to the directory Terraform runs in). Use the same file for `mlplatform report --prices` so the plan and the report agree. " +
+				"Environment: `MLPLATFORM_PRICES_FILE`."),
 		},
 	}
 }
@@ -89,6 +102,7 @@ var envFallback = map[string][]string{
 	"insecure_endpoints": {"MLPLATFORM_INSECURE_ENDPOINTS"},
 	"kubeconfig":         {"MLPLATFORM_KUBECONFIG", "KUBECONFIG"},
 	"kube_context":       {"MLPLATFORM_KUBE_CONTEXT"},
+	"prices_file":        {platform.PricesFileEnv},
 }
 
 func (p *Provider) env(attr string) string {
@@ -139,6 +153,27 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 		diagnostics.FieldErrors(&resp.Diagnostics, errs)
 		return
 	}
+	for _, a := range []struct {
+		attr string
+		v    types.String
+	}{{"prices", m.Prices}, {"prices_file", m.PricesFile}} {
+		if attr, v := a.attr, a.v; v.IsUnknown() {
+			diagnostics.FieldErrors(&resp.Diagnostics, platformErr(attr, "Price Override Not Known Until Apply",
+				attr+" depends on a value Terraform learns only during apply, but the price table must be known when planning "+
+					"(cost estimates are part of the plan). Write it from literals, jsonencode() of literals, or file()."))
+			return
+		}
+	}
+	prices, errs := platform.LoadPrices(platform.PriceOverride{
+		Inline:      m.Prices.ValueString(),
+		File:        p.str("prices_file", m.PricesFile),
+		FileFromEnv: m.PricesFile.IsNull() && p.env("prices_file") != "",
+	}, nil)
+	if len(errs) > 0 {
+		diagnostics.FieldErrors(&resp.Diagnostics, errs)
+		return
+	}
+	cfg.Prices = prices
 	clients := platform.NewClients(cfg)
 	resp.ResourceData = clients
 	resp.DataSourceData = clients
@@ -149,5 +184,5 @@ func (p *Provider) Resources(context.Context) []func() resource.Resource {
 }
 
 func (p *Provider) DataSources(context.Context) []func() datasource.DataSource {
-	return nil
+	return datasources.All()
 }

@@ -2,15 +2,21 @@ package provider
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 )
 
 // configure runs Configure with the given attribute values (others null) and
@@ -94,9 +100,84 @@ func TestConfigureFallbacks(t *testing.T) {
 			if diff := cmp.Diff(tc.wantErrs, errs); diff != "" {
 				t.Fatalf("errors (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(platform.Config{}, "UserAgent")); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(platform.Config{}, "UserAgent", "Prices")); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestConfigurePrices(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "prices.json")
+	if err := os.WriteFile(file, []byte(`{"source": "file", "date": "2026-06-01", "prices": {"nvidia-l4": {"spot": 0.2}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inline := str(`{"source": "contract", "date": "2026-05-01", "prices": {"nvidia-l4": {"spot": 0.25}}}`)
+	defSpot, _ := pricing.Default().HourlyPerGPU("nvidia-l4", pricing.Spot)
+	cases := map[string]struct {
+		attrs    map[string]tftypes.Value
+		env      map[string]string
+		wantSpot float64
+		wantErrs []string
+	}{
+		"default table":                     {wantSpot: defSpot},
+		"inline prices":                     {attrs: map[string]tftypes.Value{"prices": inline}, wantSpot: 0.25},
+		"prices_file":                       {attrs: map[string]tftypes.Value{"prices_file": str(file)}, wantSpot: 0.2},
+		"MLPLATFORM_PRICES_FILE":            {env: map[string]string{"MLPLATFORM_PRICES_FILE": file}, wantSpot: 0.2},
+		"inline wins over the environment":  {attrs: map[string]tftypes.Value{"prices": inline}, env: map[string]string{"MLPLATFORM_PRICES_FILE": file}, wantSpot: 0.25},
+		"both attributes":                   {attrs: map[string]tftypes.Value{"prices": inline, "prices_file": str(file)}, wantErrs: []string{"Conflicting Price Overrides"}},
+		"invalid inline":                    {attrs: map[string]tftypes.Value{"prices": str(`{"prices": {}}`)}, wantErrs: []string{"Invalid Price Override"}},
+		"missing file":                      {attrs: map[string]tftypes.Value{"prices_file": str(filepath.Join(dir, "nope.json"))}, wantErrs: []string{"Price File Not Readable"}},
+		"missing file from the environment": {env: map[string]string{"MLPLATFORM_PRICES_FILE": filepath.Join(dir, "nope.json")}, wantErrs: []string{"Price File Not Readable"}},
+		"unknown prices":                    {attrs: map[string]tftypes.Value{"prices": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}, wantErrs: []string{"Price Override Not Known Until Apply"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, errs := configure(t, tc.attrs, tc.env)
+			if diff := cmp.Diff(tc.wantErrs, errs); diff != "" {
+				t.Fatalf("errors (-want +got):\n%s", diff)
+			}
+			if len(errs) > 0 {
+				return
+			}
+			if spot, _ := got.PriceTable().HourlyPerGPU("nvidia-l4", pricing.Spot); spot != tc.wantSpot {
+				t.Errorf("nvidia-l4 spot = %v, want %v", spot, tc.wantSpot)
+			}
+		})
+	}
+}
+
+// Errors about the price override point at the attribute, and a file from
+// the environment is named by its variable.
+func TestConfigurePricesErrorNamesTheAttribute(t *testing.T) {
+	t.Parallel()
+	p := NewWithEnv("test", func(k string) string {
+		if k == "MLPLATFORM_PRICES_FILE" {
+			return "/no/such/prices.json"
+		}
+		return ""
+	})().(*Provider)
+	var sresp provider.SchemaResponse
+	p.Schema(context.Background(), provider.SchemaRequest{}, &sresp)
+	typ := sresp.Schema.Type().TerraformType(context.Background()).(tftypes.Object)
+	vals := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		vals[name] = tftypes.NewValue(at, nil)
+	}
+	var resp provider.ConfigureResponse
+	p.Configure(context.Background(), provider.ConfigureRequest{Config: tfsdk.Config{Schema: sresp.Schema, Raw: tftypes.NewValue(typ, vals)}}, &resp)
+	errs := resp.Diagnostics.Errors()
+	if len(errs) != 1 {
+		t.Fatalf("diagnostics: %v", resp.Diagnostics)
+	}
+	withPath, ok := errs[0].(diag.DiagnosticWithPath)
+	if !ok || !withPath.Path().Equal(path.Root("prices_file")) {
+		t.Errorf("error is not on prices_file: %#v", errs[0])
+	}
+	if d := errs[0].Detail(); !strings.Contains(d, "MLPLATFORM_PRICES_FILE") || !strings.Contains(d, "/no/such/prices.json") {
+		t.Errorf("detail does not name the variable and the path: %s", d)
 	}
 }

@@ -1,0 +1,123 @@
+package datasources_test
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
+)
+
+// countingListener accepts TCP connections on 127.0.0.1 and counts them:
+// the provider's Kubernetes and GKE endpoints point here, so any request the
+// data source made would show up as a connection.
+func countingListener(t *testing.T) (addr string, count *atomic.Int64) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	count = &atomic.Int64{}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			count.Add(1)
+			c.Close()
+		}
+	}()
+	return l.Addr().String(), count
+}
+
+// Reading mlplatform_gpu_catalog needs no cluster and makes no connection;
+// the provider's prices override shows in its rows.
+func TestAccGPUCatalog(t *testing.T) {
+	t.Parallel()
+	addr, conns := countingListener(t)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://%s", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`, addr)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := fmt.Sprintf(`
+provider "mlplatform" {
+  project            = "nowhere"
+  location           = "us-central1"
+  cluster            = "nothing"
+  container_endpoint = %[1]q
+  iam_endpoint       = %[1]q
+  insecure_endpoints = true
+  kubeconfig         = %[2]q
+  prices = jsonencode({
+    source = "2026 contract"
+    date   = "2026-05-01"
+    prices = { "nvidia-h100-80gb" = { spot = 3.9 } }
+  })
+}
+
+data "mlplatform_gpu_catalog" "this" {}
+
+output "h100_machine_types" {
+  value = [for m in data.mlplatform_gpu_catalog.this.accelerators["nvidia-h100-80gb"].machine_types : m.name if m.gpus_per_node == 8]
+}
+`, addr, kubeconfig)
+
+	const ds = "data.mlplatform_gpu_catalog.this"
+	// Rows are sorted by accelerator, then on_demand, spot, flex_start,
+	// reservation: nvidia-a100-80gb's four rows come first.
+	h100Spot := 4 + 1
+	defaultOnDemand, _ := pricing.Default().HourlyPerGPU("nvidia-h100-80gb", pricing.OnDemand)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("accelerators").AtMapKey("nvidia-h100-80gb").AtMapKey("gpu_memory_gib"), knownvalue.Int64Exact(80)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("accelerators").AtMapKey("nvidia-l4").AtMapKey("gpus_per_node"),
+					knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(1), knownvalue.Int64Exact(2), knownvalue.Int64Exact(4), knownvalue.Int64Exact(8)})),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("prices").AtSliceIndex(h100Spot), knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"accelerator":      knownvalue.StringExact("nvidia-h100-80gb"),
+					"capacity":         knownvalue.StringExact("spot"),
+					"usd_per_gpu_hour": knownvalue.Float64Exact(3.9),
+					"source":           knownvalue.StringExact("2026 contract"),
+					"date":             knownvalue.StringExact("2026-05-01"),
+					"note":             knownvalue.StringExact("override: 2026 contract"),
+				})),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("prices").AtSliceIndex(h100Spot-1), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"capacity":         knownvalue.StringExact("on_demand"),
+					"usd_per_gpu_hour": knownvalue.Float64Exact(defaultOnDemand),
+					"date":             knownvalue.StringExact(pricing.Default().Date()),
+				})),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("prices_region"), knownvalue.StringExact("us-central1")),
+				statecheck.ExpectKnownOutputValue("h100_machine_types", knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("a3-highgpu-8g")})),
+			},
+			Check: func(*terraform.State) error {
+				if n := conns.Load(); n != 0 {
+					return fmt.Errorf("reading the catalog opened %d connection(s) to the cluster or GKE endpoint; want none", n)
+				}
+				return nil
+			},
+		}},
+	})
+	if n := conns.Load(); n != 0 {
+		t.Errorf("the test opened %d connection(s) to the cluster or GKE endpoint; want none", n)
+	}
+}
