@@ -58,7 +58,9 @@ func (m workloadIdentityModel) toSpec(ctx context.Context, project string, diags
 		var c createGSAModel
 		diags.Append(m.CreateGSA.As(ctx, &c, basetypes.ObjectAsOptions{})...)
 		s.CreateGSA = &spec.GoogleServiceAccount{AccountID: c.AccountID.ValueString(), DisplayName: c.DisplayName.ValueString(), Description: c.Description.ValueString()}
-		s.GSAEmail = "" // computed from account_id
+		if s.GSAEmail == spec.GSAEmail(s.Project, s.CreateGSA.AccountID) {
+			s.GSAEmail = "" // computed from account_id (plan, state), not configured
+		}
 	}
 	return s
 }

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"cloud.google.com/go/iam/apiv1/iampb"
@@ -405,9 +406,16 @@ resource "mlplatform_workload_identity" "rank" {
 		}
 		return nil
 	}
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop) }); <-done }
+	var started atomic.Bool
+	t.Cleanup(func() {
+		if started.Load() {
+			halt() // also when the apply failed before the check stopped the writer
+		}
+	})
 	outsiderIntact := func() error {
-		close(stop)
-		<-done
+		halt()
 		got, err := ic.HasMember(ctx, res, "roles/iam.serviceAccountTokenCreator", outsider)
 		if err != nil {
 			return err
@@ -426,7 +434,7 @@ resource "mlplatform_workload_identity" "rank" {
 		ProtoV6ProviderFactories: acctest.Factories(),
 		CheckDestroy:             func(*terraform.State) error { return allBound(false) },
 		Steps: []resource.TestStep{{
-			PreConfig:        func() { go churn() },
+			PreConfig:        func() { started.Store(true); go churn() },
 			Config:           config,
 			Check:            func(*terraform.State) error { return errors.Join(allBound(true), outsiderIntact()) },
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
@@ -511,4 +519,36 @@ func credentialMarkers(t *testing.T, kubeconfig string) []string {
 		t.Fatal("the test kubeconfig holds no credential: the check would prove nothing")
 	}
 	return out
+}
+
+// Bad bindings are refused at plan, naming the attribute, with no connection.
+func TestAccWorkloadIdentityValidation(t *testing.T) {
+	t.Parallel()
+	acctest.Env(t)
+	const ksa = "namespace = \"vision\"\n kubernetes_service_account = \"trainer\"\n"
+	cases := map[string]struct{ body, want string }{
+		"no GSA":         {ksa, `(?s)Missing Google Service Account.*Attribute google_service_account`},
+		"both GSAs":      {ksa + `google_service_account = "a-gsa@p.iam.gserviceaccount.com"` + "\n create_google_service_account = { account_id = \"vision-trainer\" }", `(?s)Conflicting Google Service Accounts.*Attribute create_google_service_account`},
+		"user as GSA":    {ksa + `google_service_account = "alice@example.com"`, `(?s)Invalid Google Service Account.*Attribute google_service_account`},
+		"short id":       {ksa + `create_google_service_account = { account_id = "ml" }`, `(?s)Invalid Account ID.*Attribute create_google_service_account.account_id`},
+		"direct, no num": {ksa + `mode = "direct"`, `(?s)Missing Project Number.*Attribute project_number`},
+		"direct and GSA": {ksa + "mode = \"direct\"\n project_number = \"1\"\n google_service_account = \"a-gsa@p.iam.gserviceaccount.com\"", `(?s)Google Service Account In Direct Mode.*Attribute google_service_account`},
+		"mode typo":      {ksa + `mode = "impersonate"`, `Attribute mode value must be one of`},
+		"KSA name":       {"namespace = \"vision\"\n kubernetes_service_account = \"Trainer_1\"\n google_service_account = \"a-gsa@p.iam.gserviceaccount.com\"", `(?s)Invalid Kubernetes Service Account Name.*Attribute kubernetes_service_account`},
+		"project number": {ksa + "project = \"123456789012\"\n google_service_account = \"a-gsa@p.iam.gserviceaccount.com\"", `(?s)Invalid Project.*Attribute project`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.Factories(),
+				Steps: []resource.TestStep{{
+					Config: "provider \"mlplatform\" {\n  project = \"ml-prod\"\n  kubeconfig = \"/nonexistent\"\n}\n" +
+						"resource \"mlplatform_workload_identity\" \"x\" {\n" + tc.body + "\n}\n",
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+		})
+	}
 }

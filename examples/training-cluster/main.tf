@@ -5,8 +5,8 @@
 # `mlplatform sandbox up` writes them for the local sandbox; for a real
 # cluster set project, location and cluster here (see README).
 #
-# This example grows as the platform's resources land: GPU node pools,
-# Workload Identity and network policies are next.
+# Files: kueue.tf (flavors, cohort, team namespaces and queues), identity.tf
+# (Workload Identity per team), network.tf (default-deny per team).
 provider "mlplatform" {}
 
 # Priorities jobs choose with the label kueue.x-k8s.io/priority-class.

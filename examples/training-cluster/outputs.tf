@@ -8,3 +8,13 @@ output "priority_classes" {
     } : k => c.value
   }
 }
+
+output "training_identities" {
+  description = "Per team: the Kubernetes service account training pods run as, and the Google service account it acts as."
+  value = {
+    for team, wi in mlplatform_workload_identity.trainer : team => {
+      kubernetes_service_account = "${wi.namespace}/${wi.kubernetes_service_account}"
+      google_service_account     = wi.google_service_account
+    }
+  }
+}
