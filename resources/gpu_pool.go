@@ -89,13 +89,13 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 				MarkdownDescription: "Node pool name: 1 to 40 lower-case letters, digits and `-`, starting with a letter. Changing it replaces the pool."},
 			"project": schema.StringAttribute{Optional: true, Computed: true, Validators: nonEmpty,
 				MarkdownDescription: "Project of the cluster; default the provider's `project`. Changing it replaces the pool.",
-				PlanModifiers:       []planmodifier.String{providerDefault{r: r, attr: "project"}, stringplanmodifier.RequiresReplace()}},
+				PlanModifiers:       []planmodifier.String{providerDefault{attr: "project"}, stringplanmodifier.RequiresReplace()}},
 			"location": schema.StringAttribute{Optional: true, Computed: true, Validators: nonEmpty,
 				MarkdownDescription: "Location (region or zone) of the cluster; default the provider's `location`. Changing it replaces the pool.",
-				PlanModifiers:       []planmodifier.String{providerDefault{r: r, attr: "location"}, stringplanmodifier.RequiresReplace()}},
+				PlanModifiers:       []planmodifier.String{providerDefault{attr: "location"}, stringplanmodifier.RequiresReplace()}},
 			"cluster": schema.StringAttribute{Optional: true, Computed: true, Validators: nonEmpty,
 				MarkdownDescription: "Cluster name; default the provider's `cluster`. Changing it replaces the pool.",
-				PlanModifiers:       []planmodifier.String{providerDefault{r: r, attr: "cluster"}, stringplanmodifier.RequiresReplace()}},
+				PlanModifiers:       []planmodifier.String{providerDefault{attr: "cluster"}, stringplanmodifier.RequiresReplace()}},
 			"node_locations": schema.SetAttribute{Optional: true, Computed: true, ElementType: types.StringType,
 				Validators:          []validator.Set{setvalidator.SizeAtLeast(1)},
 				MarkdownDescription: "Zones the pool's nodes run in, within the cluster's region; default the cluster's zones. Changed in place.",
@@ -212,12 +212,11 @@ func computedTolerationAttributes() map[string]schema.Attribute {
 	}
 }
 
-// providerDefault plans project, location or cluster from the provider
-// configuration when the resource does not set it.
-type providerDefault struct {
-	r    *GPUPool
-	attr string
-}
+// providerDefault keeps project, location or cluster from state when the
+// resource does not set it; ModifyPlan then compares it with the provider's
+// (attribute plan modifiers run on a resource instance that may not be
+// configured, so they cannot read the provider).
+type providerDefault struct{ attr string }
 
 func (d providerDefault) Description(context.Context) string {
 	return "Defaults to the provider's " + d.attr + "."
@@ -225,23 +224,42 @@ func (d providerDefault) Description(context.Context) string {
 func (d providerDefault) MarkdownDescription(ctx context.Context) string { return d.Description(ctx) }
 
 func (d providerDefault) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if !req.ConfigValue.IsNull() {
-		return
-	}
-	if d.r.clients != nil {
-		cfg := d.r.clients.Config
-		if v := map[string]string{"project": cfg.Project, "location": cfg.Location, "cluster": cfg.Cluster}[d.attr]; v != "" {
-			resp.PlanValue = types.StringValue(v)
-			return
-		}
-	}
-	if !req.StateValue.IsNull() {
+	if req.ConfigValue.IsNull() && !req.StateValue.IsNull() {
 		resp.PlanValue = req.StateValue
-		return
 	}
-	resp.Diagnostics.AddAttributeError(req.Path, "Missing "+strings.ToUpper(d.attr[:1])+d.attr[1:],
-		fmt.Sprintf("Attribute %s: the pool's %s is not set here nor in the provider; set %s in the resource or in the provider block (or MLPLATFORM_%s).",
-			d.attr, d.attr, d.attr, strings.ToUpper(d.attr)))
+}
+
+// planProviderDefaults fills project, location and cluster from the
+// provider when the resource does not set them; a different provider value
+// than the pool was created with replaces the pool.
+func (r *GPUPool) planProviderDefaults(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan *gpuPoolModel) {
+	var cfg platform.Config
+	if r.clients != nil {
+		cfg = r.clients.Config
+	}
+	for _, f := range []struct {
+		attr     string
+		provider string
+		value    *types.String
+	}{{"project", cfg.Project, &plan.Project}, {"location", cfg.Location, &plan.Location}, {"cluster", cfg.Cluster, &plan.Cluster}} {
+		var configured types.String
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(f.attr), &configured)...)
+		if !configured.IsNull() {
+			continue
+		}
+		if f.provider == "" {
+			if f.value.IsUnknown() {
+				resp.Diagnostics.AddAttributeError(path.Root(f.attr), "Missing "+strings.ToUpper(f.attr[:1])+f.attr[1:],
+					fmt.Sprintf("Attribute %s: the pool's %s is set neither here nor in the provider; set %s in the resource or in the provider block (or MLPLATFORM_%s).",
+						f.attr, f.attr, f.attr, strings.ToUpper(f.attr)))
+			}
+			continue
+		}
+		if !f.value.IsUnknown() && f.value.ValueString() != f.provider {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root(f.attr))
+		}
+		*f.value = types.StringValue(f.provider)
+	}
 }
 
 // machineTypeDefault plans the machine type when gpu picks exactly one.
@@ -316,6 +334,10 @@ func (r *GPUPool) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	r.planProviderDefaults(ctx, req, resp, &plan)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var diags diag.Diagnostics
 	p := plan.toSpec(ctx, &diags) // problems were reported by ValidateConfig
 	if plan.Name.IsUnknown() {
@@ -353,8 +375,11 @@ func (r *GPUPool) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 		plan.ID = state.ID
 		plan.Version = state.Version
 		plan.EffectiveTaints = keep(plan.Taints.Equal(state.Taints), types.ListUnknown(taintType), state.EffectiveTaints).(types.List)
+		// The default cost labels follow name, GPU type and capacity.
+		gpuTypeOf := func(o types.Object) attr.Value { return o.Attributes()["type"] }
+		sameGPUType := !plan.GPU.IsUnknown() && !plan.GPU.IsNull() && !state.GPU.IsNull() && gpuTypeOf(plan.GPU).Equal(gpuTypeOf(state.GPU))
 		plan.EffectiveLabels = keep(plan.ResourceLabels.Equal(state.ResourceLabels) && plan.Name.Equal(state.Name) &&
-			plan.GPU.Equal(state.GPU) && plan.Capacity.Equal(state.Capacity), types.MapUnknown(types.StringType), state.EffectiveLabels).(types.Map)
+			sameGPUType && plan.Capacity.Equal(state.Capacity), types.MapUnknown(types.StringType), state.EffectiveLabels).(types.Map)
 		plan.InstanceGroupURLs = keep(plan.NodeLocations.Equal(state.NodeLocations), types.ListUnknown(types.StringType), state.InstanceGroupURLs).(types.List)
 		plan.Status = types.StringValue("RUNNING") // every apply waits until the pool runs again
 		if state.Status.ValueString() == "ERROR" {

@@ -61,6 +61,9 @@ var (
 )
 
 func taintsFromList(ctx context.Context, l types.List, diags *diag.Diagnostics) []spec.Taint {
+	if l.IsUnknown() { // from a resource not yet created; validated again at apply
+		return nil
+	}
 	var ms []taintModel
 	diags.Append(l.ElementsAs(ctx, &ms, false)...)
 	out := make([]spec.Taint, 0, len(ms))
@@ -71,6 +74,9 @@ func taintsFromList(ctx context.Context, l types.List, diags *diag.Diagnostics) 
 }
 
 func tolerationsFromList(ctx context.Context, l types.List, diags *diag.Diagnostics) []spec.Toleration {
+	if l.IsUnknown() { // e.g. a GPU pool's workload_tolerations while validating; known again at plan
+		return nil
+	}
 	var ms []tolerationModel
 	diags.Append(l.ElementsAs(ctx, &ms, false)...)
 	out := make([]spec.Toleration, 0, len(ms))
