@@ -41,7 +41,11 @@ func TestRealPlanOfTrainingCluster(t *testing.T) {
 		t.Helper()
 		cmd := exec.CommandContext(ctx, name, args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+filepath.Join(dir, "terraformrc"), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+filepath.Join(dir, "terraformrc"), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+			// The example's empty provider block takes these from the
+			// environment, as after `source .sandbox/env`; the Workload
+			// Identity bindings need the project at plan time.
+			"MLPLATFORM_PROJECT=mlplatform-sandbox", "MLPLATFORM_LOCATION=us-central1", "MLPLATFORM_CLUSTER=training")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
