@@ -80,8 +80,9 @@ type GPUPools struct {
 	// Sleep waits d or until ctx ends (injectable for tests).
 	Sleep func(ctx context.Context, d time.Duration) error
 	Now   func() time.Time
-	// Poll is the first operation poll interval; it grows by half each poll
-	// up to MaxPoll.
+	// Poll is the first operation poll interval; it grows by a quarter each
+	// poll up to MaxPoll, so an operation is seen done at most ~25% after it
+	// finished (the next pool on the cluster waits for that).
 	Poll, MaxPoll time.Duration
 	// RetryBase and RetryMax bound the jittered exponential backoff between
 	// attempts while GKE is busy; retries stop when ctx (the resource
@@ -671,7 +672,7 @@ func (g *GPUPools) wait(ctx context.Context, ref GPUPoolRef, op *containerpb.Ope
 			return fmt.Errorf("GKE operation %s (%s node pool %s) was still %s after %s: %w",
 				name, what, ref.Name, op.GetStatus(), g.Now().Sub(start).Round(time.Second), err)
 		}
-		poll = min(poll*3/2, g.MaxPoll)
+		poll = min(poll*5/4, g.MaxPoll)
 		next, err := g.api.GetOperation(ctx, name)
 		if err != nil {
 			if retryable(err) || status.Code(err) == codes.Unavailable {
