@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make demo: start the sandbox, apply examples/training-cluster, show that a
-# second plan is empty, stop the sandbox (also on failure or Ctrl-C).
+# make demo: start the sandbox, plan examples/training-cluster, print the
+# mlplatform report of that plan, apply it, show that a second plan is empty,
+# stop the sandbox (also on failure or Ctrl-C).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CHECKPOINT_DISABLE=1
@@ -21,8 +22,16 @@ source "$SANDBOX/env"
 
 # Work on a copy so the demo leaves no state in the repository.
 cp -r examples/training-cluster/. "$WORK/"
-echo; echo "==> terraform apply (examples/training-cluster)"
-"$TF" -chdir="$WORK" apply -auto-approve -input=false -no-color
+echo; echo "==> terraform plan -out (examples/training-cluster)"
+"$TF" -chdir="$WORK" plan -input=false -no-color -out=demo.tfplan >"$WORK/plan.log" || { cat "$WORK/plan.log"; exit 1; }
+grep -E '^Plan:' "$WORK/plan.log"
+
+echo; echo "==> mlplatform report of that plan (what a reviewer sees on the pull request)"
+"$TF" -chdir="$WORK" show -json demo.tfplan >"$WORK/plan.json"
+bin/mlplatform report --format text --fail-on overcommit,drift "$WORK/plan.json"
+
+echo; echo "==> terraform apply of the reviewed plan"
+"$TF" -chdir="$WORK" apply -input=false -no-color demo.tfplan
 
 echo; echo "==> resources Terraform now manages"
 "$TF" -chdir="$WORK" state list
