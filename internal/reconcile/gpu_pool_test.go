@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/catalog"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/fakegcp"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
@@ -263,5 +265,38 @@ func TestCreateStockoutCleansUp(t *testing.T) {
 	}
 	if got.Status != "RUNNING" {
 		t.Errorf("status after the second create = %s", got.Status)
+	}
+}
+
+// Every machine shape in the catalog is one GKE accepts: the fake's own
+// pairing table is the oracle (the fake does not import the catalog).
+func TestCatalogAgreesWithGKE(t *testing.T) {
+	t.Parallel()
+	srv := fakegcp.New(fakegcp.WithOpLatency(0))
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	srv.Container.AddCluster("p", "us-central1", "c", true)
+	ctx := context.Background()
+	c, err := gke.New(ctx, srv.ClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	g := reconcile.NewGPUPools(c, c.NodePoolLocks())
+	for _, a := range catalog.Accelerators() {
+		for i, m := range a.MachineTypes {
+			p := spec.GPUPool{Project: "p", Location: "us-central1", Cluster: "c", Name: fmt.Sprintf("%s-%d", a.Type, i),
+				MachineType: m.Name, GPU: spec.GPU{Type: a.Type, Count: m.GPUsPerNode}, Capacity: spec.CapacityOnDemand,
+				Autoscaling: spec.Autoscaling{MaxNodes: 1}, WorkloadIdentity: true}
+			if errs := p.Validate(); len(errs) > 0 {
+				t.Errorf("%s: spec rejects a catalog entry: %v", m.Name, errs)
+				continue
+			}
+			if _, err := g.Create(ctx, p); err != nil {
+				t.Errorf("GKE rejects %d × %s on %s: %v", m.GPUsPerNode, a.Type, m.Name, err)
+			}
+		}
 	}
 }
