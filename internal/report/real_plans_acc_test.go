@@ -50,10 +50,32 @@ type team struct {
 type platformHCL struct {
 	Flavors []string // e.g. "h100-spot"; node pool label = prefixed name
 	Teams   []team
-	// ExtraHCL is appended verbatim. Cases about GPU pools (over-commit of a
-	// flavor, a change of pool cost) put their mlplatform_gpu_pool resources
-	// here; names inside may use %[1]s for the case prefix.
-	ExtraHCL string
+	// Pools are mlplatform_gpu_pool resources. A pool named
+	// PREFIX-<flavor> has the node selector of that flavor's node labels, so
+	// the report counts its GPUs for the flavor.
+	Pools []pool
+}
+
+// pool is an H100 Spot or flex-start node pool (8 GPUs a node) for a flavor.
+type pool struct {
+	Flavor   string
+	Capacity string // spot or flex_start
+	MaxNodes int
+}
+
+func (p pool) render(prefix string) string {
+	extra := ""
+	if p.Capacity == "flex_start" {
+		extra = "\n  queued_provisioning = true"
+	}
+	return fmt.Sprintf(`
+resource "mlplatform_gpu_pool" %[1]q {
+  name        = "%[2]s-%[3]s"
+  gpu         = { type = "nvidia-h100-80gb", count = 8 }
+  capacity    = %[4]q%[5]s
+  autoscaling = { max_nodes = %[6]d }
+}
+`, ident(p.Flavor), prefix, p.Flavor, p.Capacity, extra, p.MaxNodes)
 }
 
 func ident(s string) string { return strings.ReplaceAll(s, "-", "_") }
@@ -118,8 +140,8 @@ resource "mlplatform_local_queue" %[1]q {
 }
 `, ident(t.Name), prefix, t.Name, strings.Join(flavors, "\n"))
 	}
-	if p.ExtraHCL != "" {
-		fmt.Fprintf(&b, p.ExtraHCL, prefix)
+	for _, pl := range p.Pools {
+		b.WriteString(pl.render(prefix))
 	}
 	return b.String()
 }
@@ -132,12 +154,7 @@ type planCase struct {
 	OutOfBand     func(t *testing.T, prefix string)
 }
 
-// realPlanCases are the goldens on real plans. Over-commit and a pool cost
-// change are two more entries once mlplatform_gpu_pool can be applied
-// against the GKE fake: Before/After with pools in ExtraHCL (an "overcommit"
-// case whose After raises a team's nominal quota above the matching pools'
-// max_nodes × gpu.count, a "cost_change" case whose After raises a pool's
-// max_nodes or changes its capacity type).
+// realPlanCases are the goldens on real plans.
 func realPlanCases() map[string]planCase {
 	twoTeams := func(visionH100, nlpBorrow string) platformHCL {
 		return platformHCL{
@@ -169,7 +186,33 @@ func realPlanCases() map[string]planCase {
 		// Someone runs kubectl edit clusterqueue and raises vision's H100
 		// quota from 8 to 24; the next plan shows it and puts 8 back.
 		"drift": {Prefix: "rd", Before: twoTeams("8", ""), After: twoTeams("8", ""), OutOfBand: kubectlEditNominal("team-vision", 1, "24")},
+		// Two H100 Spot nodes (16 GPUs) back h100-spot; team vision's quota
+		// goes from 8 to 16, so the queues may admit 24: over-commit by 8.
+		"overcommit": {Prefix: "ro", Before: withPools(twoTeams("8", ""), pool{"h100-spot", "spot", 2}),
+			After: withPools(twoTeams("16", ""), pool{"h100-spot", "spot", 2})},
+		// The Spot pool may grow from 2 to 3 nodes and the flex-start pool
+		// from 2 to 4: cost per hour and per 7-day flex-start window.
+		"cost_change": {Prefix: "rc",
+			Before: withPools(withFlavor(twoTeams("8", ""), "h100-flex", "8"), pool{"h100-spot", "spot", 2}, pool{"h100-flex", "flex_start", 2}),
+			After:  withPools(withFlavor(twoTeams("8", ""), "h100-flex", "8"), pool{"h100-spot", "spot", 3}, pool{"h100-flex", "flex_start", 4})},
 	}
+}
+
+func withPools(p platformHCL, pools ...pool) platformHCL {
+	p.Pools = append(p.Pools, pools...)
+	return p
+}
+
+// withFlavor adds a flavor and gives every team nominal GPUs of it.
+func withFlavor(p platformHCL, flavor, nominal string) platformHCL {
+	p.Flavors = append(p.Flavors, flavor)
+	teams := make([]team, len(p.Teams))
+	for i, t := range p.Teams {
+		t.Quotas = append(append([]quota(nil), t.Quotas...), quota{Flavor: flavor, Nominal: nominal})
+		teams[i] = t
+	}
+	p.Teams = teams
+	return p
 }
 
 // kubectlEditNominal sets the nvidia.com/gpu nominal quota of a queue's
