@@ -33,6 +33,7 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/catalog"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -193,6 +194,10 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 				}}},
 			"instance_group_urls": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "Compute Engine managed instance groups of the pool, one per zone."},
+			"estimated_hourly_cost_usd": schema.Float64Attribute{Computed: true,
+				MarkdownDescription: "Estimated USD per hour with the pool at `max_nodes` (max_nodes × gpu.count × the price per GPU-hour of the " +
+					"accelerator and capacity type), known at plan time so the plan shows what a change costs. From the provider's price table " +
+					"(`prices` / `prices_file`, else the built-in dated table the `mlplatform_gpu_catalog` data source lists). Null when the table has no price."},
 			"version": computedString("Kubernetes version of the nodes (GKE upgrades it)."),
 			"status":  computedString("GKE's status of the pool: `RUNNING`, `RECONCILING`, `ERROR`, ... A pool in `ERROR` is replaced by the next apply."),
 		},
@@ -345,6 +350,11 @@ func (r *GPUPool) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 	} else {
 		plan.NodeSelector = nodeSelectorState(ctx, p, &diags)
 	}
+	if plan.GPU.IsUnknown() || !fullyKnown(ctx, plan.GPU) || plan.Capacity.IsUnknown() || !fullyKnown(ctx, plan.Autoscaling) {
+		plan.EstimatedCost = types.Float64Unknown()
+	} else {
+		plan.EstimatedCost = estimatedCost(r.prices(), p)
+	}
 	if plan.Taints.IsUnknown() || plan.QueuedProvisioning.IsUnknown() {
 		plan.WorkloadTolerations = types.ListUnknown(tolerationType)
 	} else {
@@ -459,7 +469,7 @@ func (r *GPUPool) Create(ctx context.Context, req resource.CreateRequest, resp *
 		gpuPoolError(&resp.Diagnostics, "Could Not Create GPU Pool "+p.Name, err)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, gpuPoolState(ctx, got, m, &resp.Diagnostics))...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, r.state(ctx, got, m, &resp.Diagnostics))...)
 }
 
 func (r *GPUPool) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -480,7 +490,22 @@ func (r *GPUPool) Update(ctx context.Context, req resource.UpdateRequest, resp *
 		gpuPoolError(&resp.Diagnostics, "Could Not Update GPU Pool "+p.Name, err)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, gpuPoolState(ctx, got, m, &resp.Diagnostics))...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, r.state(ctx, got, m, &resp.Diagnostics))...)
+}
+
+// state is gpuPoolState with the cost estimate from the provider's prices.
+func (r *GPUPool) state(ctx context.Context, got reconcile.ObservedGPUPool, prior gpuPoolModel, diags *diag.Diagnostics) gpuPoolModel {
+	m := gpuPoolState(ctx, got, prior, diags)
+	m.EstimatedCost = estimatedCost(r.prices(), got.Spec)
+	return m
+}
+
+// prices is the provider's price table (the default one before Configure).
+func (r *GPUPool) prices() pricing.Table {
+	if r.clients == nil {
+		return pricing.Default()
+	}
+	return r.clients.Config.PriceTable()
 }
 
 func (r *GPUPool) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -506,7 +531,7 @@ func (r *GPUPool) Read(ctx context.Context, req resource.ReadRequest, resp *reso
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, gpuPoolState(ctx, got, m, &resp.Diagnostics))...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, r.state(ctx, got, m, &resp.Diagnostics))...)
 }
 
 func (r *GPUPool) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

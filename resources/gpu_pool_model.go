@@ -3,6 +3,7 @@ package resources
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -46,6 +48,7 @@ type gpuPoolModel struct {
 	InstanceGroupURLs   types.List     `tfsdk:"instance_group_urls"`
 	Version             types.String   `tfsdk:"version"`
 	Status              types.String   `tfsdk:"status"`
+	EstimatedCost       types.Float64  `tfsdk:"estimated_hourly_cost_usd"`
 	Timeouts            timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -288,4 +291,14 @@ func parseGPUPoolID(id string) (reconcile.GPUPoolRef, bool) {
 		}
 	}
 	return reconcile.GPUPoolRef{Project: parts[0], Location: parts[1], Cluster: parts[2], Name: parts[3]}, true
+}
+
+// estimatedCost is the pool's cost per hour at max_nodes from the price
+// table, rounded to the cent; null when the table has no price for it.
+func estimatedCost(t pricing.Table, p spec.GPUPool) types.Float64 {
+	usd, ok := t.PoolHourly(p.GPU.Type, p.Capacity, p.Autoscaling.MaxNodes, p.GPU.Count)
+	if !ok {
+		return types.Float64Null()
+	}
+	return types.Float64Value(math.Round(usd*100) / 100)
 }

@@ -3,6 +3,7 @@ package resources_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/fakegcp"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
 
@@ -170,6 +172,7 @@ func TestAccGPUPoolL4Spot(t *testing.T) {
 							"cloud.google.com/gke-nodepool": knownvalue.StringExact(name)})),
 						plancheck.ExpectKnownValue(addr, tfjsonpath.New("workload_tolerations"), gpuTolerations(spotToleration)),
 						plancheck.ExpectKnownValue(addr, tfjsonpath.New("autoscaling").AtMapKey("location_policy"), knownvalue.StringExact("any")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("estimated_hourly_cost_usd"), knownvalue.Float64Exact(l4SpotHourly(4))),
 					},
 					PostApplyPostRefresh: empty,
 				},
@@ -203,7 +206,8 @@ func TestAccGPUPoolL4Spot(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-						acctest.ExpectOnlyChanges(addr, "autoscaling.max_nodes", "labels.tier"),
+						acctest.ExpectOnlyChanges(addr, "autoscaling.max_nodes", "labels.tier", "estimated_hourly_cost_usd"),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("estimated_hourly_cost_usd"), knownvalue.Float64Exact(l4SpotHourly(8))),
 					},
 					PostApplyPostRefresh: empty,
 				},
@@ -224,6 +228,7 @@ func TestAccGPUPoolL4Spot(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 						acctest.ExpectDriftAt(addr, []any{"autoscaling", "max_nodes"}, 8, 20),
+						acctest.ExpectDrift(addr, "estimated_hourly_cost_usd", l4SpotHourly(8), l4SpotHourly(20)),
 					},
 					PostApplyPostRefresh: empty,
 				},
@@ -660,4 +665,14 @@ func createSpan(c *gke.Client) (time.Duration, error) {
 		}
 	}
 	return last.Sub(first), nil
+}
+
+// l4SpotHourly is the default table's cost of n g2-standard-8 spot nodes
+// (one L4 each) per hour, to the cent.
+func l4SpotHourly(n int) float64 {
+	usd, ok := pricing.Default().PoolHourly("nvidia-l4", "spot", n, 1)
+	if !ok {
+		panic("the default price table has no L4 spot price")
+	}
+	return math.Round(usd*100) / 100
 }

@@ -87,6 +87,14 @@ func (t Table) HourlyPerGPU(accelerator, capacity string) (float64, bool) {
 	return p.USDPerGPUHour, ok
 }
 
+// PoolHourly is what a pool of nodes nodes with gpusPerNode GPUs each costs
+// per hour, and whether the table has a price for it. The pool's computed
+// estimate and the report both use it, so they agree.
+func (t Table) PoolHourly(accelerator, capacity string, nodes, gpusPerNode int) (float64, bool) {
+	p, ok := t.HourlyPerGPU(accelerator, capacity)
+	return float64(nodes*gpusPerNode) * p, ok
+}
+
 // Lookup is HourlyPerGPU with the figure's note.
 func (t Table) Lookup(accelerator, capacity string) (Price, bool) {
 	p, ok := t.prices[accelerator][capacity]

@@ -532,8 +532,7 @@ func poolCost(p *poolState, prices pricing.Table) (hourly, window Money) {
 		return Money{State: qUnknown, Why: "gpu type or capacity " + unknownText}, Money{State: qUnknown}
 	}
 	window = Money{}
-	price, ok := prices.HourlyPerGPU(p.GPUType, p.Capacity)
-	if !ok {
+	if _, ok := prices.HourlyPerGPU(p.GPUType, p.Capacity); !ok {
 		m := Money{State: qUnknown, Why: fmt.Sprintf("no price for %s %s: add it with --prices", p.GPUType, p.Capacity)}
 		if p.Capacity == pricing.FlexStart {
 			window = m
@@ -547,7 +546,8 @@ func poolCost(p *poolState, prices pricing.Table) (hourly, window Money) {
 		}
 		return m, window
 	}
-	hourly = Money{State: qKnown, USD: float64(p.MaxNodes*p.GPUCount) * price}
+	usd, _ := prices.PoolHourly(p.GPUType, p.Capacity, int(p.MaxNodes), int(p.GPUCount))
+	hourly = Money{State: qKnown, USD: usd}
 	if p.Capacity == pricing.FlexStart {
 		window = Money{State: qKnown, USD: hourly.USD * FlexStartWindowHours}
 	}
