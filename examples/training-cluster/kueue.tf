@@ -1,40 +1,25 @@
 # Kueue: three kinds of GPU capacity, a shared cohort, and per team a
 # namespace, a ClusterQueue and the LocalQueue its jobs submit to.
-# Workload Identity and network policies join as their resources land.
 
-# --- Flavors: one per GPU node pool -------------------------------------------
-# With mlplatform_gpu_pool, node_labels and tolerations are wired from the pool
-# (node_selector, workload_tolerations); here they are written out.
-
+# --- Flavors: one per GPU node pool (pools.tf) -------------------------------
+# node_labels and tolerations come from the pool, known at plan time, so a
+# workload admitted on a flavor lands on exactly that pool's nodes.
 resource "mlplatform_resource_flavor" "l4_dev" {
-  name = "l4-dev"
-  node_labels = {
-    "cloud.google.com/gke-nodepool" = "l4-dev"
-  }
-  tolerations = [
-    { key = "nvidia.com/gpu", operator = "Exists", effect = "NoSchedule" },
-  ]
+  name        = "l4-dev"
+  node_labels = mlplatform_gpu_pool.l4_dev.node_selector
+  tolerations = mlplatform_gpu_pool.l4_dev.workload_tolerations
 }
 
 resource "mlplatform_resource_flavor" "h100_spot" {
-  name = "h100-spot"
-  node_labels = {
-    "cloud.google.com/gke-nodepool" = "h100-spot"
-    "cloud.google.com/gke-spot"     = "true"
-  }
-  tolerations = [
-    { key = "nvidia.com/gpu", operator = "Exists", effect = "NoSchedule" },
-  ]
+  name        = "h100-spot"
+  node_labels = mlplatform_gpu_pool.h100_spot.node_selector
+  tolerations = mlplatform_gpu_pool.h100_spot.workload_tolerations
 }
 
 resource "mlplatform_resource_flavor" "h100_flex" {
-  name = "h100-flex"
-  node_labels = {
-    "cloud.google.com/gke-nodepool" = "h100-flex"
-  }
-  tolerations = [
-    { key = "nvidia.com/gpu", operator = "Exists", effect = "NoSchedule" },
-  ]
+  name        = "h100-flex"
+  node_labels = mlplatform_gpu_pool.h100_flex.node_selector
+  tolerations = mlplatform_gpu_pool.h100_flex.workload_tolerations
 }
 
 # --- Flex-start (Dynamic Workload Scheduler) admission check -------------------

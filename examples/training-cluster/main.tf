@@ -5,8 +5,9 @@
 # `mlplatform sandbox up` writes them for the local sandbox; for a real
 # cluster set project, location and cluster here (see README).
 #
-# Files: kueue.tf (flavors, cohort, team namespaces and queues), identity.tf
-# (Workload Identity per team), network.tf (default-deny per team).
+# Files: pools.tf (GPU node pools), kueue.tf (flavors wired from the pools,
+# cohort, team namespaces and queues), identity.tf (Workload Identity per
+# team), network.tf (default-deny per team).
 provider "mlplatform" {}
 
 # Priorities jobs choose with the label kueue.x-k8s.io/priority-class.
