@@ -1,0 +1,424 @@
+// Command mlplatform-bench is `make bench`: it starts the local control plane
+// (internal/testenv, with kube-apiserver's audit log on), and for each number
+// of teams applies the generated platform (internal/bench.Config), then runs
+// `terraform plan` repeatedly and measures wall time, CPU, the provider's peak
+// RSS (through internal/bench/rsswrap, registered with dev_overrides) and the
+// provider's requests as the servers count them. It prints one Markdown table,
+// writes it to bench/results/<date>-<commit>.md and bench/LATEST.md, and exits
+// non-zero when a post-apply plan is not empty or a criterion of issue 8 fails.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"cloud.google.com/go/iam/admin/apiv1/adminpb"
+	"google.golang.org/api/iterator"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/bench"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/iam"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
+)
+
+// userAgent is how the provider's requests are told from Kueue's and the
+// controller manager's in the audit log (provider.Configure sets it).
+const userAgent = "terraform-provider-mlplatform/"
+
+func main() {
+	teams := flag.String("teams", "10,50,100", "numbers of teams, ascending; the ratios compare the last with the first")
+	runs := flag.Int("runs", 5, "measured plans per number of teams (after one warm-up plan)")
+	out := flag.String("out", "bench", "directory for results/<date>-<commit>.md and LATEST.md (\"\" to write nothing)")
+	provider := flag.String("provider", "bin/terraform-provider-mlplatform", "the provider binary to measure")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := run(ctx, *teams, *runs, *provider)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	md := res.Markdown()
+	fmt.Println()
+	fmt.Print(md)
+	if *out != "" {
+		name := filepath.Join(*out, "results", res.Date+"-"+res.Commit+".md")
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err == nil {
+			err = errors.Join(os.WriteFile(name, []byte(md), 0o644), os.WriteFile(filepath.Join(*out, "LATEST.md"), []byte(md), 0o644))
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: write results:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("\nwritten to %s and %s\n", name, filepath.Join(*out, "LATEST.md"))
+	}
+	if !res.Pass() {
+		fmt.Fprintln(os.Stderr, "bench: FAIL")
+		os.Exit(1)
+	}
+}
+
+type bencher struct {
+	env      *testenv.Env
+	tf       string
+	work     string
+	tfEnv    []string
+	rusage   string
+	audit    string
+	kube     kubernetes.Interface
+	kueue    kueueclient.Interface
+	logf     func(format string, args ...any)
+	runs     int
+	warmedUp bool
+}
+
+func run(ctx context.Context, teamList string, runs int, provider string) (bench.Result, error) {
+	t0 := time.Now()
+	var ns []int
+	for _, f := range strings.Split(teamList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return bench.Result{}, fmt.Errorf("-teams: %q is not a positive number", f)
+		}
+		ns = append(ns, n)
+	}
+	realProvider, err := filepath.Abs(provider)
+	if err != nil {
+		return bench.Result{}, err
+	}
+	if _, err := os.Stat(realProvider); err != nil {
+		return bench.Result{}, fmt.Errorf("no provider at %s: run make build", realProvider)
+	}
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		if tf, err = exec.LookPath("terraform"); err != nil {
+			return bench.Result{}, errors.New("no terraform: run scripts/tools.sh and source tools.env")
+		}
+	}
+	tmp, err := os.MkdirTemp("", "mlplatform-bench-")
+	if err != nil {
+		return bench.Result{}, err
+	}
+	defer os.RemoveAll(tmp)
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, "[bench %6.1fs] %s\n", time.Since(t0).Seconds(), fmt.Sprintf(format, args...))
+	}
+
+	wrapDir := filepath.Join(tmp, "provider")
+	logf("building the rusage wrapper")
+	build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(wrapDir, "terraform-provider-mlplatform"), "./internal/bench/rsswrap")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return bench.Result{}, fmt.Errorf("build internal/bench/rsswrap: %w", err)
+	}
+
+	logf("starting the control plane (etcd, kube-apiserver with audit log, kube-controller-manager, Kueue, GKE/IAM fake)")
+	audit := filepath.Join(tmp, "audit.log")
+	env, err := testenv.Start(ctx, testenv.Options{Dir: filepath.Join(tmp, "env"), AuditLog: audit, Log: os.Stderr})
+	if err != nil {
+		return bench.Result{}, err
+	}
+	defer env.Stop()
+
+	tfrc := filepath.Join(tmp, "terraformrc")
+	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/mlplatform/mlplatform\" = %[1]q\n"+
+		"    \"registry.opentofu.org/mlplatform/mlplatform\" = %[1]q\n  }\n  direct {}\n}\n", wrapDir)
+	if err := os.WriteFile(tfrc, []byte(rc), 0o600); err != nil {
+		return bench.Result{}, err
+	}
+	b := &bencher{env: env, tf: tf, work: filepath.Join(tmp, "work"), rusage: filepath.Join(tmp, "rusage"), audit: audit, logf: logf, runs: runs}
+	if err := os.MkdirAll(b.work, 0o700); err != nil {
+		return bench.Result{}, err
+	}
+	b.tfEnv = append(os.Environ(),
+		"TF_CLI_CONFIG_FILE="+tfrc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+		"MLPLATFORM_KUBECONFIG="+env.Kubeconfig, "KUBECONFIG="+env.Kubeconfig,
+		"MLPLATFORM_PROJECT="+env.Project, "MLPLATFORM_LOCATION="+env.Location, "MLPLATFORM_CLUSTER="+env.Cluster,
+		"MLPLATFORM_CONTAINER_ENDPOINT="+env.GCP.Addr(), "MLPLATFORM_IAM_ENDPOINT="+env.GCP.Addr(),
+		"MLPLATFORM_INSECURE_ENDPOINTS=true",
+		"MLPLATFORM_BENCH_PROVIDER="+realProvider, "MLPLATFORM_BENCH_RUSAGE="+b.rusage)
+	if b.kube, err = kubernetes.NewForConfig(env.REST); err != nil {
+		return bench.Result{}, err
+	}
+	if b.kueue, err = kueueclient.NewForConfig(env.REST); err != nil {
+		return bench.Result{}, err
+	}
+
+	res := bench.Result{
+		Date: time.Now().UTC().Format("2006-01-02"), Commit: commit(), Terraform: tfVersion(tf),
+		Machine:      fmt.Sprintf("%d CPUs (%s/%s)", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH),
+		RunsPerScale: runs,
+	}
+	for _, n := range ns {
+		s, err := b.scale(ctx, n)
+		if err != nil {
+			return res, fmt.Errorf("N=%d: %w", n, err)
+		}
+		res.Scales = append(res.Scales, s)
+	}
+	res.Elapsed = time.Since(t0)
+	return res, nil
+}
+
+// scale applies the platform of n teams and measures its plans.
+func (b *bencher) scale(ctx context.Context, n int) (bench.Scale, error) {
+	s := bench.Scale{Teams: n, Resources: bench.Resources(n)}
+	if err := os.WriteFile(filepath.Join(b.work, "main.tf"), []byte(bench.Config(n)), 0o600); err != nil {
+		return s, err
+	}
+	b.logf("N=%d: terraform apply (%d resources)", n, s.Resources)
+	t := time.Now()
+	if out, err := b.terraform(ctx, "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=20"); err != nil {
+		return s, fmt.Errorf("terraform apply: %w\n%s", err, tail(out, 40))
+	}
+	s.Apply = time.Since(t)
+	var err error
+	if s.KubeObjects, err = b.kubeObjects(ctx); err != nil {
+		return s, err
+	}
+	if s.GCPObjects, err = b.gcpObjects(ctx); err != nil {
+		return s, err
+	}
+	b.logf("N=%d: applied in %s; %d Kubernetes objects, %d GKE/IAM objects managed", n, s.Apply.Round(time.Second), s.KubeObjects, s.GCPObjects)
+	if !b.warmedUp { // first plan of the process warms page cache and Terraform's plugin cache
+		if _, err := b.plan(ctx); err != nil {
+			return s, err
+		}
+		b.warmedUp = true
+	}
+	if _, err := b.plan(ctx); err != nil { // warm-up at this size
+		return s, err
+	}
+	for i := range b.runs {
+		r, err := b.plan(ctx)
+		if err != nil {
+			return s, err
+		}
+		b.logf("N=%d plan %d/%d: %.2fs wall, %.2fs CPU, provider %.1f MiB, %d kube + %d GKE/IAM requests, changes=%v",
+			n, i+1, b.runs, r.Wall.Seconds(), r.CPU.Seconds(), float64(r.ProviderMaxRSS)/(1<<20), r.Kube.Total(), r.GCP.Total(), r.Changes)
+		s.Runs = append(s.Runs, r)
+	}
+	return s, nil
+}
+
+func (b *bencher) terraform(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, b.tf, args...)
+	cmd.Dir, cmd.Env = b.work, b.tfEnv
+	return cmd.CombinedOutput()
+}
+
+// plan runs one measured `terraform plan -detailed-exitcode`.
+func (b *bencher) plan(ctx context.Context) (bench.Run, error) {
+	var r bench.Run
+	_ = os.Remove(b.rusage)
+	off, err := fileSize(b.audit)
+	if err != nil {
+		return r, err
+	}
+	b.env.GCP.ResetRequests()
+	cmd := exec.CommandContext(ctx, b.tf, "plan", "-input=false", "-no-color", "-lock=false", "-detailed-exitcode")
+	cmd.Dir, cmd.Env = b.work, b.tfEnv
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t := time.Now()
+	err = cmd.Run()
+	r.Wall = time.Since(t)
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode() == 2:
+		r.Changes = true
+		b.logf("plan is NOT empty:\n%s", tail(out.Bytes(), 60))
+	case err != nil:
+		return r, fmt.Errorf("terraform plan: %w\n%s", err, tail(out.Bytes(), 40))
+	}
+	r.GCP = bench.CountRPCs(b.env.GCP.Requests())
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		// wait4's rusage of terraform includes the descendants it waited for
+		// (the wrapper, and through it the provider).
+		r.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	if r.ProviderMaxRSS, r.ProviderCPU, err = readRusage(b.rusage); err != nil {
+		return r, err
+	}
+	if r.CPU < r.ProviderCPU { // descendants not reaped through terraform: add them
+		r.CPU += r.ProviderCPU
+	}
+	time.Sleep(300 * time.Millisecond) // the last ResponseComplete events reach the log
+	f, err := os.Open(b.audit)
+	if err != nil {
+		return r, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return r, err
+	}
+	r.Kube, err = bench.CountAudit(f, userAgent)
+	return r, err
+}
+
+// readRusage sums the provider processes' CPU and takes their largest peak RSS.
+func readRusage(path string) (maxRSS int64, cpu time.Duration, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0, fmt.Errorf("no provider rusage recorded (%w): did terraform run the wrapper?", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var pid, rssKiB, user, sys int64
+		if _, err := fmt.Sscan(line, &pid, &rssKiB, &user, &sys); err != nil {
+			return 0, 0, fmt.Errorf("rusage line %q: %w", line, err)
+		}
+		maxRSS = max(maxRSS, rssKiB*1024)
+		cpu += time.Duration(user+sys) * time.Microsecond
+	}
+	return maxRSS, cpu, nil
+}
+
+// kubeObjects counts the Kubernetes objects the platform manages, on the server.
+func (b *bencher) kubeObjects(ctx context.Context) (int, error) {
+	lo := metav1.ListOptions{}
+	n := 0
+	nss, err := b.kube.CoreV1().Namespaces().List(ctx, lo)
+	if err != nil {
+		return 0, err
+	}
+	for _, ns := range nss.Items {
+		if strings.HasPrefix(ns.Name, "team-") {
+			n++
+		}
+	}
+	ksas, err := b.kube.CoreV1().ServiceAccounts("").List(ctx, lo)
+	if err != nil {
+		return 0, err
+	}
+	for _, sa := range ksas.Items {
+		if strings.HasPrefix(sa.Namespace, "team-") && sa.Name == "trainer" {
+			n++
+		}
+	}
+	nps, err := b.kube.NetworkingV1().NetworkPolicies("").List(ctx, metav1.ListOptions{LabelSelector: netpol.ManagedByLabel + "=" + netpol.ManagedBy})
+	if err != nil {
+		return 0, err
+	}
+	n += len(nps.Items)
+	k := b.kueue.KueueV1beta2()
+	counts := []func() (int, error){
+		func() (int, error) { l, err := k.ClusterQueues().List(ctx, lo); return lenOr(l, err, func() int { return len(l.Items) }) },
+		func() (int, error) { l, err := k.LocalQueues("").List(ctx, lo); return lenOr(l, err, func() int { return len(l.Items) }) },
+		func() (int, error) { l, err := k.ResourceFlavors().List(ctx, lo); return lenOr(l, err, func() int { return len(l.Items) }) },
+		func() (int, error) { l, err := k.Cohorts().List(ctx, lo); return lenOr(l, err, func() int { return len(l.Items) }) },
+		func() (int, error) { l, err := k.AdmissionChecks().List(ctx, lo); return lenOr(l, err, func() int { return len(l.Items) }) },
+		func() (int, error) {
+			l, err := k.ProvisioningRequestConfigs().List(ctx, lo)
+			return lenOr(l, err, func() int { return len(l.Items) })
+		},
+		func() (int, error) {
+			l, err := k.WorkloadPriorityClasses().List(ctx, lo)
+			return lenOr(l, err, func() int { return len(l.Items) })
+		},
+	}
+	for _, c := range counts {
+		m, err := c()
+		if err != nil {
+			return 0, err
+		}
+		n += m
+	}
+	return n, nil
+}
+
+func lenOr[L any](_ L, err error, n func() int) (int, error) {
+	if err != nil {
+		return 0, err
+	}
+	return n(), nil
+}
+
+// gcpObjects counts the node pools of the cluster and the Google service
+// accounts of the project.
+func (b *bencher) gcpObjects(ctx context.Context) (int, error) {
+	g, err := gke.New(ctx, b.env.GCP.ClientOptions()...)
+	if err != nil {
+		return 0, err
+	}
+	defer g.Close()
+	cluster := fmt.Sprintf("projects/%s/locations/%s/clusters/%s", b.env.Project, b.env.Location, b.env.Cluster)
+	pools, err := g.CM.ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: cluster})
+	if err != nil {
+		return 0, err
+	}
+	ic, err := iam.New(ctx, b.env.GCP.ClientOptions()...)
+	if err != nil {
+		return 0, err
+	}
+	defer ic.Close()
+	n := len(pools.GetNodePools())
+	it := ic.Admin.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + b.env.Project})
+	for {
+		_, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			return n, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		n++
+	}
+}
+
+func fileSize(path string) (int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
+
+func tail(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if exec.Command("git", "diff", "--quiet", "HEAD", "--", "internal", "provider", "resources", "datasources", "main.go", "go.mod").Run() != nil {
+		c += "-dirty"
+	}
+	return c
+}
+
+func tfVersion(tf string) string {
+	out, err := exec.Command(tf, "version", "-json").Output()
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err != nil || json.Unmarshal(out, &v) != nil {
+		return filepath.Base(tf)
+	}
+	return filepath.Base(tf) + " " + v.Version
+}
