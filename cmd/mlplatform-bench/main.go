@@ -321,11 +321,26 @@ func (b *bencher) kubeObjects(ctx context.Context) (int, error) {
 	n += len(nps.Items)
 	k := b.kueue.KueueV1beta2()
 	counts := []func() (int, error){
-		func() (int, error) { l, err := k.ClusterQueues().List(ctx, lo); return lenOr(l, err, func() int { return len(l.Items) }) },
-		func() (int, error) { l, err := k.LocalQueues("").List(ctx, lo); return lenOr(l, err, func() int { return len(l.Items) }) },
-		func() (int, error) { l, err := k.ResourceFlavors().List(ctx, lo); return lenOr(l, err, func() int { return len(l.Items) }) },
-		func() (int, error) { l, err := k.Cohorts().List(ctx, lo); return lenOr(l, err, func() int { return len(l.Items) }) },
-		func() (int, error) { l, err := k.AdmissionChecks().List(ctx, lo); return lenOr(l, err, func() int { return len(l.Items) }) },
+		func() (int, error) {
+			l, err := k.ClusterQueues().List(ctx, lo)
+			return lenOr(l, err, func() int { return len(l.Items) })
+		},
+		func() (int, error) {
+			l, err := k.LocalQueues("").List(ctx, lo)
+			return lenOr(l, err, func() int { return len(l.Items) })
+		},
+		func() (int, error) {
+			l, err := k.ResourceFlavors().List(ctx, lo)
+			return lenOr(l, err, func() int { return len(l.Items) })
+		},
+		func() (int, error) {
+			l, err := k.Cohorts().List(ctx, lo)
+			return lenOr(l, err, func() int { return len(l.Items) })
+		},
+		func() (int, error) {
+			l, err := k.AdmissionChecks().List(ctx, lo)
+			return lenOr(l, err, func() int { return len(l.Items) })
+		},
 		func() (int, error) {
 			l, err := k.ProvisioningRequestConfigs().List(ctx, lo)
 			return lenOr(l, err, func() int { return len(l.Items) })

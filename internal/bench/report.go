@@ -59,19 +59,29 @@ func each[T any](runs []Run, f func(Run) T) []T {
 }
 
 // Wall, CPU, ProviderCPU and RSS are medians over the runs.
-func (s Scale) Wall() time.Duration { return median(each(s.Runs, func(r Run) time.Duration { return r.Wall })) }
-func (s Scale) CPU() time.Duration  { return median(each(s.Runs, func(r Run) time.Duration { return r.CPU })) }
+func (s Scale) Wall() time.Duration {
+	return median(each(s.Runs, func(r Run) time.Duration { return r.Wall }))
+}
+func (s Scale) CPU() time.Duration {
+	return median(each(s.Runs, func(r Run) time.Duration { return r.CPU }))
+}
 func (s Scale) ProviderCPU() time.Duration {
 	return median(each(s.Runs, func(r Run) time.Duration { return r.ProviderCPU }))
 }
-func (s Scale) RSS() int64 { return median(each(s.Runs, func(r Run) int64 { return r.ProviderMaxRSS })) }
+func (s Scale) RSS() int64 {
+	return median(each(s.Runs, func(r Run) int64 { return r.ProviderMaxRSS }))
+}
 
 // KubeRequests, Discovery and GCPRequests are per plan: the most any run made.
-func (s Scale) KubeRequests() int { return slices.Max(append(each(s.Runs, func(r Run) int { return r.Kube.Total() }), 0)) }
+func (s Scale) KubeRequests() int {
+	return slices.Max(append(each(s.Runs, func(r Run) int { return r.Kube.Total() }), 0))
+}
 func (s Scale) Discovery() int {
 	return slices.Max(append(each(s.Runs, func(r Run) int { return r.Kube.Discovery() }), 0))
 }
-func (s Scale) GCPRequests() int { return slices.Max(append(each(s.Runs, func(r Run) int { return r.GCP.Total() }), 0)) }
+func (s Scale) GCPRequests() int {
+	return slices.Max(append(each(s.Runs, func(r Run) int { return r.GCP.Total() }), 0))
+}
 
 // Requests is Kube + GCP of the run with the most requests.
 func (s Scale) Requests() Counts {
