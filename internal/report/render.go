@@ -188,11 +188,26 @@ func moneyDeltaText(d MoneyDelta) string {
 }
 
 func totalText(m Money, unknown int) string {
+	switch {
+	case m.State == qAbsent && unknown == 0:
+		return unset // no pool (or no flex-start pool) on this side
+	case m.State == qAbsent:
+		return fmt.Sprintf("%s (%d pool(s))", unknownText, unknown)
+	}
 	s := usd(m.USD)
 	if unknown > 0 {
 		s = fmt.Sprintf("at least %s (+%d pool(s) %s)", s, unknown, unknownText)
 	}
 	return s
+}
+
+// totalDeltaText is a total before → after, or one value when unchanged.
+func totalDeltaText(d MoneyDelta, unknownBefore, unknownAfter int) string {
+	b, a := totalText(d.Before, unknownBefore), totalText(d.After, unknownAfter)
+	if b == a {
+		return a
+	}
+	return b + " → " + a
 }
 
 func blocks(r Report) []any {
@@ -261,8 +276,8 @@ func blocks(r Report) []any {
 			t.rows = append(t.rows, []string{c.Pool, deltaText(c.Accelerator), deltaText(c.CapacityTyp), deltaText(c.GPUs), moneyDeltaText(c.Hourly), moneyDeltaText(c.Window)})
 		}
 		tot := r.CostTotal
-		hourly := totalText(tot.Hourly.Before, tot.UnknownBefore) + " → " + totalText(tot.Hourly.After, tot.UnknownAfter)
-		window := totalText(tot.Window.Before, tot.WindowUnknownBefore) + " → " + totalText(tot.Window.After, tot.WindowUnknown)
+		hourly := totalDeltaText(tot.Hourly, tot.UnknownBefore, tot.UnknownAfter)
+		window := totalDeltaText(tot.Window, tot.WindowUnknownBefore, tot.WindowUnknown)
 		t.rows = append(t.rows, []string{"Total", "", "", "", hourly, window})
 		out = append(out, t)
 	}
@@ -327,8 +342,7 @@ func summary(r Report) string {
 		parts = append(parts, "no over-commit found")
 	}
 	if len(r.Costs) > 0 {
-		parts = append(parts, "pools at max: "+totalText(r.CostTotal.Hourly.Before, r.CostTotal.UnknownBefore)+
-			" → "+totalText(r.CostTotal.Hourly.After, r.CostTotal.UnknownAfter)+" per hour")
+		parts = append(parts, "pools at max: "+totalDeltaText(r.CostTotal.Hourly, r.CostTotal.UnknownBefore, r.CostTotal.UnknownAfter)+" per hour")
 	}
 	if len(r.Drift) > 0 {
 		parts = append(parts, fmt.Sprintf("%sdrift on %d resource(s)", warn, len(r.Drift)))
