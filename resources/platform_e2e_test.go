@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -15,36 +16,71 @@ import (
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
 )
 
-// The platform end to end: what Terraform applies lets the real Kueue admit a
-// training Job submitted to the team's LocalQueue onto the flavor whose node
-// selector and tolerations match its GPU pool, and not onto another.
+// The platform end to end: what Terraform applies (GPU pools on GKE, flavors
+// wired from them, a team namespace with its identity, network policy and
+// queues) lets the real Kueue admit a training Job submitted to the team's
+// LocalQueue onto the flavor of the pool it fits, with a node selector that
+// picks that pool's nodes and tolerations for every taint they carry
+// (GKE's own GPU taint included), and not onto another.
 func TestAccPlatformAdmitsJobOntoItsFlavor(t *testing.T) {
 	t.Parallel()
-	acctest.Env(t)
-	givenNamespace(t, "acc-e2e-vision")
+	env := acctest.Env(t)
 	core, _ := acctest.Kube(t)
+	gc := gkeClient(t, env.GCP)
 	ctx := context.Background()
 	cfg := acctest.ProviderConfig(t) + `
+resource "mlplatform_gpu_pool" "l4" {
+  name         = "acc-e2e-l4"
+  machine_type = "g2-standard-8"
+  gpu          = { type = "nvidia-l4", count = 1 }
+  capacity     = "spot"
+  autoscaling  = { max_nodes = 2 }
+}
+
+resource "mlplatform_gpu_pool" "h100" {
+  name        = "acc-e2e-h100"
+  gpu         = { type = "nvidia-h100-80gb", count = 8 }
+  capacity    = "spot"
+  autoscaling = { max_nodes = 2 }
+  taints      = { "cloud.google.com/gke-spot" = { value = "true", effect = "NoSchedule" } }
+}
+
 resource "mlplatform_resource_flavor" "l4" {
   name        = "acc-e2e-l4"
-  node_labels = { "cloud.google.com/gke-nodepool" = "acc-l4" }
-  tolerations = [{ key = "nvidia.com/gpu", operator = "Exists", effect = "NoSchedule" }]
+  node_labels = mlplatform_gpu_pool.l4.node_selector
+  tolerations = mlplatform_gpu_pool.l4.workload_tolerations
 }
 
 resource "mlplatform_resource_flavor" "h100" {
   name        = "acc-e2e-h100"
-  node_labels = { "cloud.google.com/gke-nodepool" = "acc-h100", "cloud.google.com/gke-spot" = "true" }
-  tolerations = [{ key = "nvidia.com/gpu", operator = "Exists", effect = "NoSchedule" }]
+  node_labels = mlplatform_gpu_pool.h100.node_selector
+  tolerations = mlplatform_gpu_pool.h100.workload_tolerations
+}
+
+resource "mlplatform_team_namespace" "vision" {
+  name = "acc-e2e-vision"
+  team = "acc-e2e-vision"
+}
+
+resource "mlplatform_workload_identity" "trainer" {
+  namespace                     = mlplatform_team_namespace.vision.name
+  kubernetes_service_account    = "trainer"
+  create_google_service_account = { account_id = "acc-e2e-trainer" }
+}
+
+resource "mlplatform_training_network_policy" "vision" {
+  namespace = mlplatform_team_namespace.vision.name
 }
 
 resource "mlplatform_cluster_queue" "vision" {
   name               = "acc-e2e-vision"
-  namespace_selector = { match_labels = { "kubernetes.io/metadata.name" = "acc-e2e-vision" } }
+  namespace_selector = mlplatform_team_namespace.vision.selector
   resource_groups = [{
     covered_resources = ["cpu", "nvidia.com/gpu"]
     flavors = [
@@ -56,7 +92,7 @@ resource "mlplatform_cluster_queue" "vision" {
 }
 
 resource "mlplatform_local_queue" "gpu" {
-  namespace     = "acc-e2e-vision"
+  namespace     = mlplatform_team_namespace.vision.name
   name          = "gpu"
   cluster_queue = mlplatform_cluster_queue.vision.name
 }
@@ -68,11 +104,17 @@ resource "mlplatform_local_queue" "gpu" {
 			Spec: batchv1.JobSpec{
 				Suspend: ptr.To(true), // what Kueue's job webhook would set; Kueue unsuspends on admission
 				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
-					Containers: []corev1.Container{{Name: "train", Image: "trainer:latest", Resources: corev1.ResourceRequirements{
-						Requests: corev1.ResourceList{"cpu": k8sresource.MustParse("8"), "nvidia.com/gpu": k8sresource.MustParse("8")},
-						Limits:   corev1.ResourceList{"nvidia.com/gpu": k8sresource.MustParse("8")},
-					}}},
+					RestartPolicy:      corev1.RestartPolicyNever,
+					ServiceAccountName: "trainer", // Workload Identity: acts as the team's GSA
+					SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+					Containers: []corev1.Container{{Name: "train", Image: "trainer:latest",
+						SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false),
+							Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
+						Resources: corev1.ResourceRequirements{
+							Requests: corev1.ResourceList{"cpu": k8sresource.MustParse("8"), "nvidia.com/gpu": k8sresource.MustParse("8")},
+							Limits:   corev1.ResourceList{"nvidia.com/gpu": k8sresource.MustParse("8")},
+						}}},
 				}},
 			},
 		}
@@ -88,13 +130,36 @@ resource "mlplatform_local_queue" "gpu" {
 		if err != nil {
 			return fmt.Errorf("Kueue did not admit the job within 60s (suspend=%v)", got.Spec.Suspend)
 		}
-		wantSelector := map[string]string{"cloud.google.com/gke-nodepool": "acc-h100", "cloud.google.com/gke-spot": "true"}
+		// The nodes of the H100 pool, as GKE describes them: a node there carries
+		// the pool label GKE sets and every taint of the pool, GKE's own included.
+		np, err := gc.GetNodePool(ctx, poolName("acc-e2e-h100"))
+		if err != nil {
+			return err
+		}
+		wantSelector := map[string]string{"cloud.google.com/gke-nodepool": np.GetName()}
 		if diff := cmp.Diff(wantSelector, got.Spec.Template.Spec.NodeSelector); diff != "" {
 			return fmt.Errorf("admitted onto the wrong nodes (-want +got node selector):\n%s", diff)
 		}
-		wantTolerations := []corev1.Toleration{{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
-		if diff := cmp.Diff(wantTolerations, got.Spec.Template.Spec.Tolerations); diff != "" {
-			return fmt.Errorf("tolerations (-want +got):\n%s", diff)
+		if len(np.GetConfig().GetTaints()) < 2 {
+			return fmt.Errorf("pool taints %v: want the configured spot taint and GKE's nvidia.com/gpu", np.GetConfig().GetTaints())
+		}
+		for _, taint := range np.GetConfig().GetTaints() {
+			nodeTaint := corev1.Taint{Key: taint.GetKey(), Value: taint.GetValue(), Effect: gkeTaintEffect(taint.GetEffect())}
+			tolerated := false
+			for _, tol := range got.Spec.Template.Spec.Tolerations {
+				tolerated = tolerated || tol.ToleratesTaint(klog.Background(), &nodeTaint, false)
+			}
+			if !tolerated {
+				return fmt.Errorf("the admitted pod cannot run on pool %s: taint %s=%s:%s is not tolerated by %v",
+					np.GetName(), nodeTaint.Key, nodeTaint.Value, nodeTaint.Effect, got.Spec.Template.Spec.Tolerations)
+			}
+		}
+		ksa, err := core.CoreV1().ServiceAccounts("acc-e2e-vision").Get(ctx, "trainer", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if gsa := ksa.Annotations["iam.gke.io/gcp-service-account"]; gsa != "acc-e2e-trainer@"+env.Project+".iam.gserviceaccount.com" {
+			return fmt.Errorf("the job's service account acts as %q, want the team's GSA", gsa)
 		}
 		return nil
 	}
@@ -115,4 +180,15 @@ resource "mlplatform_local_queue" "gpu" {
 			},
 		},
 	})
+}
+
+// gkeTaintEffect is the Kubernetes effect of a GKE node taint.
+func gkeTaintEffect(e containerpb.NodeTaint_Effect) corev1.TaintEffect {
+	switch e {
+	case containerpb.NodeTaint_NO_EXECUTE:
+		return corev1.TaintEffectNoExecute
+	case containerpb.NodeTaint_PREFER_NO_SCHEDULE:
+		return corev1.TaintEffectPreferNoSchedule
+	}
+	return corev1.TaintEffectNoSchedule
 }
