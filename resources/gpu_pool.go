@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -390,6 +391,11 @@ func (r *GPUPool) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 		sameGPUType := !plan.GPU.IsUnknown() && !plan.GPU.IsNull() && !state.GPU.IsNull() && gpuTypeOf(plan.GPU).Equal(gpuTypeOf(state.GPU))
 		plan.EffectiveLabels = keep(plan.ResourceLabels.Equal(state.ResourceLabels) && plan.Name.Equal(state.Name) &&
 			sameGPUType && plan.Capacity.Equal(state.Capacity), types.MapUnknown(types.StringType), state.EffectiveLabels).(types.Map)
+		if plan.EffectiveLabels.Equal(state.EffectiveLabels) {
+			// Same inputs: the labels the pool must carry are known. One edited
+			// outside Terraform (a cost label too) shows here and is put back.
+			plan.EffectiveLabels = wantEffectiveLabels(ctx, p, state.EffectiveLabels, &diags)
+		}
 		plan.InstanceGroupURLs = keep(plan.NodeLocations.Equal(state.NodeLocations), types.ListUnknown(types.StringType), state.InstanceGroupURLs).(types.List)
 		plan.Status = types.StringValue("RUNNING") // every apply waits until the pool runs again
 		if state.Status.ValueString() == "ERROR" {
@@ -403,6 +409,22 @@ func (r *GPUPool) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 	}
 	resp.Diagnostics.Append(diags...)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+}
+
+// wantEffectiveLabels is what effective_labels must be after an apply that
+// leaves GKE's own goog-* labels (from state) alone: those, then the pool's
+// labels (the default cost labels and resource_labels).
+func wantEffectiveLabels(ctx context.Context, p spec.GPUPool, state types.Map, diags *diag.Diagnostics) types.Map {
+	want := map[string]string{}
+	for k, v := range stringMap(ctx, state, diags) {
+		if strings.HasPrefix(k, "goog-") {
+			want[k] = v
+		}
+	}
+	maps.Copy(want, p.EffectiveResourceLabels())
+	m, d := types.MapValueFrom(ctx, types.StringType, want)
+	diags.Append(d...)
+	return m
 }
 
 // pools returns the reconciler, logging progress through tflog.

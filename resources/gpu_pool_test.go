@@ -3,6 +3,7 @@ package resources_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"strings"
@@ -234,6 +235,29 @@ func TestAccGPUPoolL4Spot(t *testing.T) {
 				},
 				Check: poolCheck(t, c, name, func(np *containerpb.NodePool) error {
 					return expect("max nodes", np.GetAutoscaling().GetTotalMaxNodeCount(), int32(8))
+				}),
+			},
+			{ // someone edits a default cost label in the console: the plan shows it and apply puts it back
+				PreConfig: func() {
+					outOfBand(t, c, func(ctx context.Context) (*containerpb.Operation, error) {
+						np := getPool(t, c, name)
+						labels := maps.Clone(np.GetConfig().GetResourceLabels())
+						labels["mlplatform-pool"] = "renamed"
+						return c.UpdateNodePool(ctx, &containerpb.UpdateNodePoolRequest{Name: poolName(name),
+							ResourceLabels: &containerpb.ResourceLabels{Labels: labels}})
+					})
+				},
+				Config: l4Config(t, 8, `team = "vision", tier = "dev"`, l4GPU),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						acctest.ExpectDriftAt(addr, []any{"effective_labels", "mlplatform-pool"}, name, "renamed"),
+						acctest.ExpectOnlyChanges(addr, "effective_labels.mlplatform-pool"),
+					},
+					PostApplyPostRefresh: empty,
+				},
+				Check: poolCheck(t, c, name, func(np *containerpb.NodePool) error {
+					return expect("cost label", np.GetConfig().GetResourceLabels()["mlplatform-pool"], name)
 				}),
 			},
 			{ // another GPU type: GKE cannot change it in place, so the plan replaces the pool
