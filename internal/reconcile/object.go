@@ -145,7 +145,9 @@ func (o Object[S, O, AC]) waitUnblocked(ctx context.Context, ref Ref) error {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return fmt.Errorf("%s %s is still used by %s, so Kueue would keep it (finalizer kueue.x-k8s.io/resource-in-use) "+
 				"until they let go; it was not deleted. Let those finish or remove them first, or reference this object from their "+
-				"configuration (e.g. mlplatform_resource_flavor.x.name) so Terraform deletes them before it: %w", o.Kind, ref, strings.Join(blockers, ", "), ErrInUse)
+				"configuration (e.g. mlplatform_resource_flavor.x.name) so Terraform deletes them before it. If they stay and only stop naming it, "+
+				"Terraform deletes it before it updates them: set lifecycle { create_before_destroy = true } on it, or apply the change to them first: %w",
+				o.Kind, ref, strings.Join(blockers, ", "), ErrInUse)
 		}
 		select {
 		case <-ctx.Done():
