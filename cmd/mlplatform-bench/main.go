@@ -49,7 +49,12 @@ func main() {
 	runs := flag.Int("runs", 5, "measured plans per number of teams (after one warm-up plan)")
 	out := flag.String("out", "bench", "directory for results/<date>-<commit>.md and LATEST.md (\"\" to write nothing)")
 	provider := flag.String("provider", "bin/terraform-provider-mlplatform", "the provider binary to measure")
+	printConfig := flag.Int("print-config", 0, "only print the generated configuration of this many teams (e.g. to apply it to the sandbox)")
 	flag.Parse()
+	if *printConfig > 0 {
+		fmt.Print(bench.Config(*printConfig))
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := run(ctx, *teams, *runs, *provider)

@@ -13,6 +13,8 @@ import (
 	"golang.org/x/oauth2"
 	"google.golang.org/api/option"
 	"k8s.io/client-go/rest"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/readcache"
 )
 
 // Client is the GKE API client.
@@ -20,6 +22,10 @@ type Client struct {
 	CM *container.ClusterManagerClient
 
 	locks ClusterLocks // serializes this client's node-pool mutations per cluster
+
+	// Reads shared by the resources of one provider process (see cache.go).
+	clusters readcache.Cache[string, *containerpb.Cluster]    // by cluster name
+	pools    readcache.Cache[string, []*containerpb.NodePool] // by cluster name
 }
 
 // New builds the client; opts come from ClientOptions.
@@ -28,7 +34,9 @@ func New(ctx context.Context, opts ...option.ClientOption) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build the GKE client: %w", err)
 	}
-	return &Client{CM: cm}, nil
+	c := &Client{CM: cm}
+	c.pools.Keep = settled
+	return c, nil
 }
 
 // Close releases the connection.
@@ -38,7 +46,7 @@ func (c *Client) Close() error { return c.CM.Close() }
 // the cluster CA and authenticating with a Google OAuth token, as
 // gke-gcloud-auth-plugin does.
 func (c *Client) ClusterREST(ctx context.Context, name string, tokens oauth2.TokenSource) (*rest.Config, error) {
-	cl, err := c.CM.GetCluster(ctx, &containerpb.GetClusterRequest{Name: name})
+	cl, err := c.cluster(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("read cluster %s to find its endpoint: %w", name, err)
 	}

@@ -22,7 +22,7 @@ type WorkloadIdentity struct {
 // WorkloadIdentity reads cluster (projects/P/locations/L/clusters/C) and its
 // node pools.
 func (c *Client) WorkloadIdentity(ctx context.Context, cluster string) (WorkloadIdentity, error) {
-	cl, err := c.CM.GetCluster(ctx, &containerpb.GetClusterRequest{Name: cluster})
+	cl, err := c.cluster(ctx, cluster)
 	if err != nil {
 		return WorkloadIdentity{}, fmt.Errorf("read cluster %s: %w", cluster, err)
 	}

@@ -71,17 +71,21 @@ func (c *Client) RemoveMember(ctx context.Context, resource, role, member string
 
 // HasMember reports whether member holds role on the service account.
 func (c *Client) HasMember(ctx context.Context, resource, role, member string) (bool, error) {
-	p, err := c.Admin.GetIamPolicy(ctx, &iampb.GetIamPolicyRequest{Resource: resource})
+	p, err := c.policies.Get(ctx, resource, func(ctx context.Context) (*gcpiam.Policy, error) {
+		return c.Admin.GetIamPolicy(ctx, &iampb.GetIamPolicyRequest{Resource: resource})
+	})
 	if err != nil {
 		return false, fmt.Errorf("read the IAM policy of %s: %w", resource, err)
 	}
-	return p.HasRole(member, gcpiam.RoleName(role)), nil
+	return p.HasRole(member, gcpiam.RoleName(role)), nil // reads only: the cached policy is shared
 }
 
 func (c *Client) modify(ctx context.Context, resource string, change func(*gcpiam.Policy) bool) error {
 	start := time.Now()
 	backoff := policyBackoffBase
 	for attempt := 1; ; attempt++ {
+		// Always read fresh, never from the cache: the write carries this
+		// read's etag.
 		p, err := c.Admin.GetIamPolicy(ctx, &iampb.GetIamPolicyRequest{Resource: resource})
 		if err != nil {
 			return fmt.Errorf("read the IAM policy of %s: %w", resource, err)
@@ -89,7 +93,9 @@ func (c *Client) modify(ctx context.Context, resource string, change func(*gcpia
 		if !change(p) {
 			return nil // already as wanted: no write
 		}
+		c.policies.Invalidate()
 		_, err = c.Admin.SetIamPolicy(ctx, &admin.SetIamPolicyRequest{Resource: resource, Policy: p})
+		c.policies.Invalidate()
 		if status.Code(err) != codes.Aborted {
 			if err != nil {
 				return fmt.Errorf("write the IAM policy of %s: %w", resource, err)

@@ -6,13 +6,24 @@ import (
 	"context"
 	"fmt"
 
+	gcpiam "cloud.google.com/go/iam"
 	admin "cloud.google.com/go/iam/admin/apiv1"
+	"cloud.google.com/go/iam/admin/apiv1/adminpb"
 	"google.golang.org/api/option"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/readcache"
 )
 
 // Client is the IAM admin API client.
 type Client struct {
 	Admin *admin.IamClient
+
+	// Reads shared by the resources of one provider process: a service
+	// account and an IAM policy are each read once per plan, however many
+	// bindings use them. Every write of the kind drops the whole cache
+	// (internal/readcache), so a read after a write sees it.
+	accounts readcache.Cache[string, *adminpb.ServiceAccount] // by e-mail
+	policies readcache.Cache[string, *gcpiam.Policy]          // by resource
 }
 
 // New builds the client; opts come from platform's client options.
