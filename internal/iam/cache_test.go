@@ -1,0 +1,123 @@
+package iam_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/fakegcp"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/iam"
+)
+
+// An apply reads the binding's parts (the cache learns: no account, no
+// member), creates the account, grants, and re-reads at once: every read
+// after a write sees it.
+func TestReadsAfterWritesAreFresh(t *testing.T) {
+	t.Parallel()
+	srv := fakegcp.New()
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	srv.Container.AddCluster("proj", "us-central1", "training", true)
+	c, err := iam.New(context.Background(), srv.ClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	ctx := context.Background()
+	email := "team-a@proj.iam.gserviceaccount.com"
+	member := iam.WorkloadIdentityMember("proj", "team-a", "trainer")
+	var got []string
+	read := func() {
+		sa, found, err := c.ServiceAccount(ctx, email)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !found {
+			got = append(got, "no account")
+			return
+		}
+		granted, err := c.HasMember(ctx, iam.ServiceAccountResource(email), iam.WorkloadIdentityUser, member)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%q granted=%v", sa.GetDisplayName(), granted))
+	}
+	read()
+	read()
+	sa, err := c.CreateServiceAccount(ctx, "proj", "team-a", "Team A", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read()
+	if err := c.AddMember(ctx, iam.ServiceAccountResource(email), iam.WorkloadIdentityUser, member); err != nil {
+		t.Fatal(err)
+	}
+	read()
+	if _, err := c.DescribeServiceAccount(ctx, sa, "Team A trainers", ""); err != nil {
+		t.Fatal(err)
+	}
+	read()
+	if err := c.RemoveMember(ctx, iam.ServiceAccountResource(email), iam.WorkloadIdentityUser, member); err != nil {
+		t.Fatal(err)
+	}
+	read()
+	if err := c.DeleteServiceAccount(ctx, email); err != nil {
+		t.Fatal(err)
+	}
+	read()
+	want := []string{"no account", "no account", `"Team A" granted=false`, `"Team A" granted=true`,
+		`"Team A trainers" granted=true`, `"Team A trainers" granted=false`, "no account"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reads (-want +got):\n%s", diff)
+	}
+}
+
+// Many bindings on one Google service account (a plan): one GetServiceAccount
+// and one GetIamPolicy, however many ask at once.
+func TestSharedAccountIsReadOnce(t *testing.T) {
+	t.Parallel()
+	srv := fakegcp.New()
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	srv.Container.AddCluster("proj", "us-central1", "training", true)
+	sa, err := srv.IAM.AddServiceAccount("proj", "shared", "Shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := iam.New(context.Background(), srv.ClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	ctx := context.Background()
+	for i := range 3 {
+		if err := c.AddMember(ctx, iam.ServiceAccountResource(sa.Email), iam.WorkloadIdentityUser, iam.WorkloadIdentityMember("proj", fmt.Sprint("team-", i), "trainer")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.ResetRequests()
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			if _, found, err := c.ServiceAccount(ctx, sa.Email); err != nil || !found {
+				t.Errorf("ServiceAccount: found=%v err=%v", found, err)
+			}
+			ok, err := c.HasMember(ctx, iam.ServiceAccountResource(sa.Email), iam.WorkloadIdentityUser, iam.WorkloadIdentityMember("proj", fmt.Sprint("team-", i%3), "trainer"))
+			if err != nil || !ok {
+				t.Errorf("HasMember team-%d: %v %v", i%3, ok, err)
+			}
+		})
+	}
+	wg.Wait()
+	want := map[string]int{"/google.iam.admin.v1.IAM/GetServiceAccount": 1, "/google.iam.admin.v1.IAM/GetIamPolicy": 1}
+	if diff := cmp.Diff(want, srv.Requests()); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
