@@ -5,8 +5,12 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log"
 	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -26,11 +30,40 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run with support for debuggers like delve")
 	flag.Parse()
 	quietUnlessShown(os.Getenv, os.Setenv)
+	defer profile(os.Getenv("MLPLATFORM_PPROF_DIR"))()
 	if err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: Address,
 		Debug:   debug,
 	}); err != nil {
 		log.Fatal(err)
+	}
+}
+
+// profile writes a CPU profile and, at the end, a heap profile into dir
+// (for make bench investigations); nothing when dir is empty.
+func profile(dir string) func() {
+	if dir == "" {
+		return func() {}
+	}
+	name := filepath.Join(dir, fmt.Sprintf("provider-%d", os.Getpid()))
+	cpu, err := os.Create(name + ".cpu.pprof")
+	if err != nil {
+		log.Printf("profile: %v", err)
+		return func() {}
+	}
+	_ = pprof.StartCPUProfile(cpu)
+	return func() {
+		pprof.StopCPUProfile()
+		_ = cpu.Close()
+		if g, err := os.Create(name + ".goroutine.txt"); err == nil {
+			_ = pprof.Lookup("goroutine").WriteTo(g, 1)
+			_ = g.Close()
+		}
+		runtime.GC() // the heap profile then shows what is retained, not garbage
+		if heap, err := os.Create(name + ".heap.pprof"); err == nil {
+			_ = pprof.Lookup("allocs").WriteTo(heap, 0)
+			_ = heap.Close()
+		}
 	}
 }
 
