@@ -33,6 +33,7 @@ func startGKE(t *testing.T) (*fakegcp.Server, *gke.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.EnableReadCache() // as the provider's own client
 	t.Cleanup(func() { _ = c.Close() })
 	return srv, c
 }

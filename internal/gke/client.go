@@ -36,7 +36,17 @@ func New(ctx context.Context, opts ...option.ClientOption) (*Client, error) {
 	}
 	c := &Client{CM: cm}
 	c.pools.Keep = settled
+	c.clusters.Bypass, c.pools.Bypass = true, true
 	return c, nil
+}
+
+// EnableReadCache makes the client remember what it read (see cache.go) and
+// returns it. Only the provider's own clients, built once per provider
+// process, do this: a long-lived client, like a test's or an operator
+// tool's, would not see writes made by others.
+func (c *Client) EnableReadCache() *Client {
+	c.clusters.Bypass, c.pools.Bypass = false, false
+	return c
 }
 
 // Close releases the connection.

@@ -27,6 +27,7 @@ func TestReadsAfterWritesAreFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.EnableReadCache() // as the provider's own client
 	t.Cleanup(func() { _ = c.Close() })
 	ctx := context.Background()
 	email := "team-a@proj.iam.gserviceaccount.com"
@@ -95,6 +96,7 @@ func TestSharedAccountIsReadOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.EnableReadCache() // as the provider's own client
 	t.Cleanup(func() { _ = c.Close() })
 	ctx := context.Background()
 	for i := range 3 {
@@ -119,5 +121,43 @@ func TestSharedAccountIsReadOnce(t *testing.T) {
 	want := map[string]int{"/google.iam.admin.v1.IAM/GetServiceAccount": 1, "/google.iam.admin.v1.IAM/GetIamPolicy": 1}
 	if diff := cmp.Diff(want, srv.Requests()); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
+// A client that did not enable the cache (a test's, an operator tool's)
+// sees what others wrote since its last read.
+func TestWithoutReadCacheOthersWritesAreSeen(t *testing.T) {
+	t.Parallel()
+	srv := fakegcp.New()
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	srv.Container.AddCluster("proj", "us-central1", "training", true)
+	sa, err := srv.IAM.AddServiceAccount("proj", "plain-reader", "Plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	reader, err := iam.New(ctx, srv.ClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer, err := iam.New(ctx, srv.ClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = reader.Close(); _ = writer.Close() })
+	res, member := iam.ServiceAccountResource(sa.Email), iam.WorkloadIdentityMember("proj", "team-a", "trainer")
+	for _, want := range []bool{false, true} {
+		if want {
+			if err := writer.AddMember(ctx, res, iam.WorkloadIdentityUser, member); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := reader.HasMember(ctx, res, iam.WorkloadIdentityUser, member)
+		if err != nil || got != want {
+			t.Errorf("HasMember = %v, %v; want %v", got, err, want)
+		}
 	}
 }

@@ -61,6 +61,9 @@ func (c *Clients) grpcOptions(endpoint string) []option.ClientOption {
 func (c *Clients) GKE(ctx context.Context) (*gke.Client, error) {
 	c.gkeOnce.Do(func() {
 		c.gke, c.gkeErr = gke.New(context.WithoutCancel(ctx), c.grpcOptions(c.Config.ContainerEndpoint)...)
+		if c.gkeErr == nil {
+			c.gke.EnableReadCache() // one provider process reads each cluster and pool list once
+		}
 	})
 	return c.gke, c.gkeErr
 }
@@ -69,6 +72,9 @@ func (c *Clients) GKE(ctx context.Context) (*gke.Client, error) {
 func (c *Clients) IAM(ctx context.Context) (*iam.Client, error) {
 	c.iamOnce.Do(func() {
 		c.iam, c.iamErr = iam.New(context.WithoutCancel(ctx), c.grpcOptions(c.Config.IAMEndpoint)...)
+		if c.iamErr == nil {
+			c.iam.EnableReadCache() // one provider process reads each account and policy once
+		}
 	})
 	return c.iam, c.iamErr
 }

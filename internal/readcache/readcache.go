@@ -27,6 +27,8 @@ type Cache[K comparable, V any] struct {
 	// later readers (e.g. not while an object is changing, so a poll sees
 	// each new state). It is still returned to the readers of its request.
 	Keep func(V) bool
+	// Bypass, when set, makes Get call load every time: the cache is off.
+	Bypass bool
 
 	mu      sync.Mutex
 	gen     uint64
@@ -44,6 +46,9 @@ type flight[V any] struct {
 // Get returns the value for key: remembered, or being read by another
 // caller, or read now with load.
 func (c *Cache[K, V]) Get(ctx context.Context, key K, load func(context.Context) (V, error)) (V, error) {
+	if c.Bypass {
+		return load(ctx)
+	}
 	for {
 		c.mu.Lock()
 		if v, ok := c.entries[key]; ok {

@@ -238,6 +238,7 @@ func TestCreateStockoutCleansUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.EnableReadCache() // as the provider's own client
 	t.Cleanup(func() { _ = c.Close() })
 	g := reconcile.NewGPUPools(c, c.NodePoolLocks())
 	p := l4Spot()
@@ -283,6 +284,7 @@ func TestCatalogAgreesWithGKE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.EnableReadCache() // as the provider's own client
 	t.Cleanup(func() { _ = c.Close() })
 	g := reconcile.NewGPUPools(c, c.NodePoolLocks())
 	for _, a := range catalog.Accelerators() {
