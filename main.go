@@ -3,7 +3,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"log"
@@ -13,7 +12,10 @@ import (
 	"runtime/pprof"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/requestctx"
 	"github.com/mlplatform/terraform-provider-mlplatform/provider"
 )
 
@@ -31,11 +33,21 @@ func main() {
 	flag.Parse()
 	quietUnlessShown(os.Getenv, os.Setenv)
 	defer profile(os.Getenv("MLPLATFORM_PPROF_DIR"))()
-	if err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: Address,
-		Debug:   debug,
-	}); err != nil {
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	if err := tf6server.Serve(Address, serverFactory(version), opts...); err != nil {
 		log.Fatal(err)
+	}
+}
+
+// serverFactory is what providerserver.Serve would serve, with each request's
+// context released when the request returns (see internal/requestctx: the
+// framework otherwise keeps every request's context until StopProvider).
+func serverFactory(version string) func() tfprotov6.ProviderServer {
+	return func() tfprotov6.ProviderServer {
+		return requestctx.Wrap(providerserver.NewProtocol6(provider.New(version)())())
 	}
 }
 
