@@ -99,7 +99,7 @@ go tool tfplugindocs generate \
 failed=0
 say "validating docs/"
 if ! go tool tfplugindocs validate --provider-name mlplatform --providers-schema "$tmp/schema.json" \
-  --allowed-resource-subcategories "Kueue,Teams,Networking" >"$tmp/validate.out" 2>&1; then
+  --allowed-resource-subcategories "GKE,Kueue,Teams,Networking" >"$tmp/validate.out" 2>&1; then
   sed 's/^/  /' "$tmp/validate.out" >&2
   say "docs/ does not pass tfplugindocs validate"
   failed=1
