@@ -16,11 +16,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -52,7 +54,14 @@ func main() {
 	printConfig := flag.Int("print-config", 0, "only print the generated configuration of this many teams (e.g. to apply it to the sandbox)")
 	flag.Parse()
 	if *printConfig > 0 {
-		fmt.Print(bench.Config(*printConfig))
+		files, err := exampleAt(*printConfig)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mlplatform-bench:", err)
+			os.Exit(1)
+		}
+		for _, name := range slices.Sorted(maps.Keys(files)) {
+			fmt.Printf("# ---- %s\n%s\n", name, files[name])
+		}
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -184,11 +193,26 @@ func run(ctx context.Context, teamList string, runs int, provider string) (bench
 	return res, nil
 }
 
+// exampleAt is examples/training-cluster grown to n teams.
+func exampleAt(n int) (map[string]string, error) {
+	example, err := bench.LoadExample(bench.Example)
+	if err != nil {
+		return nil, err
+	}
+	return bench.Config(example, n)
+}
+
 // scale applies the platform of n teams and measures its plans.
 func (b *bencher) scale(ctx context.Context, n int) (bench.Scale, error) {
 	s := bench.Scale{Teams: n, Resources: bench.Resources(n)}
-	if err := os.WriteFile(filepath.Join(b.work, "main.tf"), []byte(bench.Config(n)), 0o600); err != nil {
+	files, err := exampleAt(n)
+	if err != nil {
 		return s, err
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(b.work, name), []byte(text), 0o600); err != nil {
+			return s, err
+		}
 	}
 	b.logf("N=%d: terraform apply (%d resources)", n, s.Resources)
 	t := time.Now()
@@ -196,7 +220,6 @@ func (b *bencher) scale(ctx context.Context, n int) (bench.Scale, error) {
 		return s, fmt.Errorf("terraform apply: %w\n%s", err, tail(out, 40))
 	}
 	s.Apply = time.Since(t)
-	var err error
 	if s.KubeObjects, err = b.kubeObjects(ctx); err != nil {
 		return s, err
 	}

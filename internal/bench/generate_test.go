@@ -1,0 +1,52 @@
+package bench
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The benchmark applies the real example with only its teams replaced.
+func TestConfigGrowsTheExample(t *testing.T) {
+	t.Parallel()
+	example, err := LoadExample(filepath.Join("..", "..", Example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Config(example, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changed []string
+	for name, text := range got {
+		if text != example[name] {
+			changed = append(changed, name)
+		}
+	}
+	if diff := cmp.Diff([]string{"kueue.tf"}, changed); diff != "" {
+		t.Errorf("files changed (-want +got):\n%s", diff)
+	}
+	k := got["kueue.tf"]
+	for _, want := range []string{`t000 = { l4 = "1"`, `t001 = { l4 = "2"`, `t002 = { l4 = "3"`} {
+		if !strings.Contains(k, want) {
+			t.Errorf("kueue.tf lacks %q", want)
+		}
+	}
+	if strings.Contains(k, "vision =") || strings.Contains(k, "t003") {
+		t.Errorf("kueue.tf keeps the example's teams or has too many:\n%s", k)
+	}
+}
+
+func TestConfigNeedsOneTeamsMap(t *testing.T) {
+	t.Parallel()
+	for name, files := range map[string]map[string]string{
+		"none": {"main.tf": "locals {}\n"},
+		"two":  {"a.tf": "locals {\n  teams = {\n  }\n}\n", "b.tf": "locals {\n  teams = {\n  }\n}\n"},
+	} {
+		if _, err := Config(files, 1); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
