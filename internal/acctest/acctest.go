@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/requestctx"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 	"github.com/mlplatform/terraform-provider-mlplatform/provider"
 )
@@ -104,10 +105,13 @@ provider "mlplatform" {
 `, e.Project, e.Location, e.Cluster, e.GCP.Addr(), e.GCP.Addr(), e.Kubeconfig)
 }
 
-// Factories serves the provider in-process to terraform-plugin-testing.
+// Factories serves the provider in-process to terraform-plugin-testing, as
+// the provider binary serves it (requestctx.Wrap included).
 func Factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"mlplatform": providerserver.NewProtocol6WithError(provider.New("test")()),
+		"mlplatform": func() (tfprotov6.ProviderServer, error) {
+			return requestctx.Wrap(providerserver.NewProtocol6(provider.New("test")())()), nil
+		},
 	}
 }
 
