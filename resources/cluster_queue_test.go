@@ -178,7 +178,7 @@ func TestAccClusterQueueMissingFlavor(t *testing.T) {
 resource "mlplatform_cluster_queue" "q" {
   name               = "acc-cq-missing"
   namespace_selector = {}
-  active_timeout     = "5s"
+  active_timeout     = "20s" # Kueue must have reported why, also on a busy CI machine
   resource_groups = [{
     covered_resources = ["nvidia.com/gpu"]
     flavors = [{ name = "acc-cq-later", resources = [{ name = "nvidia.com/gpu", nominal_quota = "8" }] }]

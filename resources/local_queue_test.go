@@ -167,7 +167,7 @@ resource "mlplatform_local_queue" "gpu" {
   namespace      = "acc-lq-missing"
   name           = "gpu"
   cluster_queue  = "acc-lq-later"
-  active_timeout = "5s"
+  active_timeout = "20s" # Kueue must have reported why, also on a busy CI machine
 }
 `
 	resource.Test(t, resource.TestCase{
