@@ -163,10 +163,11 @@ func (r *WorkloadIdentity) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 }
 
-// reconciler connects to the cluster, IAM and GKE.
-func (r *WorkloadIdentity) reconciler(ctx context.Context, diags *diag.Diagnostics) (reconcile.WorkloadIdentities, bool) {
+// reconciler connects to the cluster and IAM, and, for an apply (which
+// checks the GKE cluster's workload pool first), to GKE.
+func (r *WorkloadIdentity) reconciler(ctx context.Context, forApply bool, diags *diag.Diagnostics) (reconcile.WorkloadIdentities, bool) {
 	var w reconcile.WorkloadIdentities
-	if r.clients.Config.Cluster == "" || r.clients.Config.Location == "" {
+	if forApply && (r.clients.Config.Cluster == "" || r.clients.Config.Location == "") {
 		diags.AddError("Cluster Not Set",
 			"A Workload Identity binding checks the GKE cluster's workload pool before writing: set cluster and location on the provider "+
 				"(or MLPLATFORM_CLUSTER and MLPLATFORM_LOCATION).")
@@ -182,10 +183,14 @@ func (r *WorkloadIdentity) reconciler(ctx context.Context, diags *diag.Diagnosti
 		diagnostics.Error(diags, "Could Not Connect To IAM", err)
 		return w, false
 	}
-	gc, err := r.clients.GKE(ctx)
-	if err != nil {
-		diagnostics.Error(diags, "Could Not Connect To GKE", err)
-		return w, false
+	var gc reconcile.ClusterIdentityAPI
+	if forApply {
+		c, err := r.clients.GKE(ctx)
+		if err != nil {
+			diagnostics.Error(diags, "Could Not Connect To GKE", err)
+			return w, false
+		}
+		gc = c
 	}
 	return reconcile.NewWorkloadIdentities(kc, ic, gc, r.clients.Config.ClusterName()), true
 }
@@ -210,7 +215,7 @@ func (r *WorkloadIdentity) apply(ctx context.Context, plan tfsdk.Plan, prior *tf
 	if diags.HasError() {
 		return
 	}
-	w, ok := r.reconciler(ctx, diags)
+	w, ok := r.reconciler(ctx, true, diags)
 	if !ok {
 		return
 	}
@@ -243,7 +248,7 @@ func (r *WorkloadIdentity) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	w, ok := r.reconciler(ctx, &resp.Diagnostics)
+	w, ok := r.reconciler(ctx, false, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -294,7 +299,7 @@ func (r *WorkloadIdentity) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	w, ok := r.reconciler(ctx, &resp.Diagnostics)
+	w, ok := r.reconciler(ctx, false, &resp.Diagnostics)
 	if !ok {
 		return
 	}

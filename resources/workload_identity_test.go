@@ -552,3 +552,32 @@ func TestAccWorkloadIdentityValidation(t *testing.T) {
 		})
 	}
 }
+
+// Reading and deleting a binding need no GKE cluster (only an apply checks
+// its workload pool first), so a provider configured with a kubeconfig and
+// no cluster can still plan and destroy.
+func TestAccWorkloadIdentityReadAndDeleteWithoutCluster(t *testing.T) {
+	t.Parallel()
+	e := acctest.Env(t)
+	givenNamespace(t, "acc-wi-nocluster")
+	gsa := givenGSA(t, e.Project, "acc-wi-nocluster")
+	ic := iamClient(t)
+	body := fmt.Sprintf(`
+resource "mlplatform_workload_identity" "x" {
+  namespace                  = "acc-wi-nocluster"
+  kubernetes_service_account = "trainer"
+  google_service_account     = %q
+}
+`, gsa)
+	withoutCluster := regexp.MustCompile(`(?m)^\s*(cluster|location)\s*=.*\n`).ReplaceAllString(acctest.ProviderConfig(t), "")
+	member := iam.WorkloadIdentityMember(e.Project, "acc-wi-nocluster", "trainer")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy:             func(*terraform.State) error { return expectMember(t, ic, gsa, member, false) },
+		Steps: []resource.TestStep{
+			{Config: acctest.ProviderConfig(t) + body},
+			{Config: withoutCluster + body, PlanOnly: true}, // refresh and plan: empty, no GKE needed
+			{Config: withoutCluster},                        // destroy
+		},
+	})
+}
