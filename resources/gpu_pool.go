@@ -474,45 +474,42 @@ func (r *GPUPool) desired(ctx context.Context, plan tfsdk.Plan, diags *diag.Diag
 }
 
 func (r *GPUPool) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	m, p, ok := r.desired(ctx, req.Plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	timeout, d := m.Timeouts.Create(ctx, gpuPoolCreateTimeout)
-	resp.Diagnostics.Append(d...)
-	rec, ok := r.pools(ctx, &resp.Diagnostics)
-	if !ok || resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	got, err := rec.Create(ctx, p)
-	if err != nil {
-		gpuPoolError(&resp.Diagnostics, "Could Not Create GPU Pool "+p.Name, err)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, r.state(ctx, got, m, &resp.Diagnostics))...)
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Create", (*reconcile.GPUPools).Create,
+		func(m gpuPoolModel) (time.Duration, diag.Diagnostics) {
+			return m.Timeouts.Create(ctx, gpuPoolCreateTimeout)
+		})
 }
 
 func (r *GPUPool) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	m, p, ok := r.desired(ctx, req.Plan, &resp.Diagnostics)
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Update", (*reconcile.GPUPools).Update,
+		func(m gpuPoolModel) (time.Duration, diag.Diagnostics) {
+			return m.Timeouts.Update(ctx, gpuPoolUpdateTimeout)
+		})
+}
+
+// write makes GKE match the plan with call (the reconciler's Create or
+// Update) within the configured timeout and records what GKE then reports.
+func (r *GPUPool) write(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics, verb string,
+	call func(*reconcile.GPUPools, context.Context, spec.GPUPool) (reconcile.ObservedGPUPool, error),
+	timeoutOf func(gpuPoolModel) (time.Duration, diag.Diagnostics)) {
+	m, p, ok := r.desired(ctx, plan, diags)
 	if !ok {
 		return
 	}
-	timeout, d := m.Timeouts.Update(ctx, gpuPoolUpdateTimeout)
-	resp.Diagnostics.Append(d...)
-	rec, ok := r.pools(ctx, &resp.Diagnostics)
-	if !ok || resp.Diagnostics.HasError() {
+	timeout, d := timeoutOf(m)
+	diags.Append(d...)
+	rec, ok := r.pools(ctx, diags)
+	if !ok || diags.HasError() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	got, err := rec.Update(ctx, p)
+	got, err := call(rec, ctx, p)
 	if err != nil {
-		gpuPoolError(&resp.Diagnostics, "Could Not Update GPU Pool "+p.Name, err)
+		gpuPoolError(diags, "Could Not "+verb+" GPU Pool "+p.Name, err)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, r.state(ctx, got, m, &resp.Diagnostics))...)
+	diags.Append(state.Set(ctx, r.state(ctx, got, m, diags))...)
 }
 
 // state is gpuPoolState with the cost estimate from the provider's prices.

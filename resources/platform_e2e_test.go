@@ -10,6 +10,7 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -167,7 +168,8 @@ resource "mlplatform_local_queue" "gpu" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{
-			{Config: cfg, Check: admitted},
+			{Config: cfg, Check: admitted, // the whole platform, applied, plans empty
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 			{ // the queue cannot go while Kueue holds it for the running job: refused, naming the workload
 				Config:      acctest.ProviderConfig(t),
 				ExpectError: regexp.MustCompile(`(?s)ClusterQueue acc-e2e-vision is still used by admitted\s+workload\s+acc-e2e-vision/job-llm-finetune-`),

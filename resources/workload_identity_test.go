@@ -474,8 +474,12 @@ resource "mlplatform_workload_identity" "x" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(logs), "mlplatform_workload_identity") {
-		t.Fatalf("the trace log %s does not mention the resource: the check below would prove nothing", logFile)
+	// Both sides must be in the log, or the check below proves nothing: the
+	// CLI's lines and the provider's own (terraform-plugin-framework's).
+	for _, side := range []string{"mlplatform_workload_identity", "sdk.framework"} {
+		if !strings.Contains(string(logs), side) {
+			t.Fatalf("the trace log %s has no %q lines: the check below would prove nothing", logFile, side)
+		}
 	}
 	for what, text := range map[string]string{"state": state, "trace log": string(logs)} {
 		for _, s := range secrets {

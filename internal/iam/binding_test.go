@@ -11,7 +11,9 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/iam"
 )
 
-func setup(t *testing.T, workloadIdentity bool) (*iam.Client, string) {
+// startFake serves the GKE/IAM fake with one cluster, with or without a
+// Workload Identity pool.
+func startFake(t *testing.T, workloadIdentity bool) *fakegcp.Server {
 	t.Helper()
 	srv := fakegcp.New()
 	if err := srv.Start("127.0.0.1:0"); err != nil {
@@ -19,16 +21,34 @@ func setup(t *testing.T, workloadIdentity bool) (*iam.Client, string) {
 	}
 	t.Cleanup(srv.Stop)
 	srv.Container.AddCluster("proj", "us-central1", "training", workloadIdentity)
-	sa, err := srv.IAM.AddServiceAccount("proj", "trainer", "Trainer")
-	if err != nil {
-		t.Fatal(err)
-	}
+	return srv
+}
+
+// newClient is an IAM client of srv, closed when the test ends.
+func newClient(t *testing.T, srv *fakegcp.Server) *iam.Client {
+	t.Helper()
 	c, err := iam.New(context.Background(), srv.ClientOptions()...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	return c, iam.ServiceAccountResource(sa.Email)
+	return c
+}
+
+// givenAccount seeds ACCOUNT_ID@proj.iam.gserviceaccount.com.
+func givenAccount(t *testing.T, srv *fakegcp.Server, accountID string) string {
+	t.Helper()
+	sa, err := srv.IAM.AddServiceAccount("proj", accountID, accountID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sa.Email
+}
+
+func setup(t *testing.T, workloadIdentity bool) (*iam.Client, string) {
+	t.Helper()
+	srv := startFake(t, workloadIdentity)
+	return newClient(t, srv), iam.ServiceAccountResource(givenAccount(t, srv, "trainer"))
 }
 
 // Many writers bind their own members at once: every stale-etag write is

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mlplatform/terraform-provider-mlplatform/internal/fakegcp"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/iam"
 )
 
@@ -17,17 +16,7 @@ import (
 // after a write sees it.
 func TestReadsAfterWritesAreFresh(t *testing.T) {
 	t.Parallel()
-	srv := fakegcp.New()
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	srv.Container.AddCluster("proj", "us-central1", "training", true)
-	c, err := iam.New(context.Background(), srv.ClientOptions()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.EnableReadCache() // as the provider's own client
+	c := newClient(t, startFake(t, true)).EnableReadCache() // as the provider's own client
 	t.Cleanup(func() { _ = c.Close() })
 	ctx := context.Background()
 	email := "team-a@proj.iam.gserviceaccount.com"
@@ -82,25 +71,12 @@ func TestReadsAfterWritesAreFresh(t *testing.T) {
 // and one GetIamPolicy, however many ask at once.
 func TestSharedAccountIsReadOnce(t *testing.T) {
 	t.Parallel()
-	srv := fakegcp.New()
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	srv.Container.AddCluster("proj", "us-central1", "training", true)
-	sa, err := srv.IAM.AddServiceAccount("proj", "shared", "Shared")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := iam.New(context.Background(), srv.ClientOptions()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.EnableReadCache() // as the provider's own client
-	t.Cleanup(func() { _ = c.Close() })
+	srv := startFake(t, true)
+	email := givenAccount(t, srv, "shared")
+	c := newClient(t, srv).EnableReadCache() // as the provider's own client
 	ctx := context.Background()
 	for i := range 3 {
-		if err := c.AddMember(ctx, iam.ServiceAccountResource(sa.Email), iam.WorkloadIdentityUser, iam.WorkloadIdentityMember("proj", fmt.Sprint("team-", i), "trainer")); err != nil {
+		if err := c.AddMember(ctx, iam.ServiceAccountResource(email), iam.WorkloadIdentityUser, iam.WorkloadIdentityMember("proj", fmt.Sprint("team-", i), "trainer")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,10 +84,10 @@ func TestSharedAccountIsReadOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Go(func() {
-			if _, found, err := c.ServiceAccount(ctx, sa.Email); err != nil || !found {
+			if _, found, err := c.ServiceAccount(ctx, email); err != nil || !found {
 				t.Errorf("ServiceAccount: found=%v err=%v", found, err)
 			}
-			ok, err := c.HasMember(ctx, iam.ServiceAccountResource(sa.Email), iam.WorkloadIdentityUser, iam.WorkloadIdentityMember("proj", fmt.Sprint("team-", i%3), "trainer"))
+			ok, err := c.HasMember(ctx, iam.ServiceAccountResource(email), iam.WorkloadIdentityUser, iam.WorkloadIdentityMember("proj", fmt.Sprint("team-", i%3), "trainer"))
 			if err != nil || !ok {
 				t.Errorf("HasMember team-%d: %v %v", i%3, ok, err)
 			}
@@ -128,27 +104,11 @@ func TestSharedAccountIsReadOnce(t *testing.T) {
 // sees what others wrote since its last read.
 func TestWithoutReadCacheOthersWritesAreSeen(t *testing.T) {
 	t.Parallel()
-	srv := fakegcp.New()
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	srv.Container.AddCluster("proj", "us-central1", "training", true)
-	sa, err := srv.IAM.AddServiceAccount("proj", "plain-reader", "Plain")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := startFake(t, true)
+	email := givenAccount(t, srv, "plain-reader")
+	reader, writer := newClient(t, srv), newClient(t, srv)
 	ctx := context.Background()
-	reader, err := iam.New(ctx, srv.ClientOptions()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writer, err := iam.New(ctx, srv.ClientOptions()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = reader.Close(); _ = writer.Close() })
-	res, member := iam.ServiceAccountResource(sa.Email), iam.WorkloadIdentityMember("proj", "team-a", "trainer")
+	res, member := iam.ServiceAccountResource(email), iam.WorkloadIdentityMember("proj", "team-a", "trainer")
 	for _, want := range []bool{false, true} {
 		if want {
 			if err := writer.AddMember(ctx, res, iam.WorkloadIdentityUser, member); err != nil {
