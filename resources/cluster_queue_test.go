@@ -227,7 +227,7 @@ resource "mlplatform_resource_flavor" "used" {
 			{Config: acctest.ProviderConfig(t) + flavor + queue},
 			{
 				Config:      acctest.ProviderConfig(t) + queue,
-				ExpectError: regexp.MustCompile(`(?s)Kueue still uses this object.*ResourceFlavor acc-cq-used is still used by\s+ClusterQueue\s+acc-cq-user.*it was not\s+deleted`),
+				ExpectError: regexp.MustCompile(`(?s)Kueue still uses this object.*ResourceFlavor acc-cq-used is still used by\s+ClusterQueue\s+acc-cq-user.*it was not\s+deleted.*create_before_destroy`),
 			},
 			{ // (a Check on an ExpectError step never runs, so the refusal is verified here)
 				PreConfig: func() {
