@@ -206,6 +206,7 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
 	}
+	resp.Schema = withObjectTypes(resp.Schema)
 }
 
 func computedTolerationAttributes() map[string]schema.Attribute {

@@ -79,6 +79,7 @@ func (r *TeamNamespace) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				}},
 		},
 	}
+	resp.Schema = withObjectTypes(resp.Schema)
 }
 
 // ModifyPlan makes the selector known at plan time, so a ClusterQueue's
