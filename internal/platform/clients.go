@@ -88,6 +88,9 @@ func (c *Clients) Kube(ctx context.Context) (*kube.Client, error) {
 		if c.kubeErr == nil {
 			c.kube, c.kubeErr = kube.New(cfg, c.Config.UserAgent)
 		}
+		if c.kubeErr == nil {
+			c.kube.EnableListReads() // a plan reads each kind with one LIST
+		}
 	})
 	return c.kube, c.kubeErr
 }

@@ -22,6 +22,7 @@ type ClusterQueues = Object[spec.ClusterQueue, *kueuev1beta2.ClusterQueue, *kueu
 func NewClusterQueues(c *kube.Client) ClusterQueues {
 	return ClusterQueues{
 		Kind: "ClusterQueue",
+		List: kube.Listed(c, "ClusterQueue", kube.ListFunc[*kueuev1beta2.ClusterQueue](c.Kueue.KueueV1beta2().ClusterQueues().List, metav1.ListOptions{})),
 		API: func(string) ObjectAPI[*kueuev1beta2.ClusterQueue, *kueueac.ClusterQueueApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().ClusterQueues()
 		},

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 
@@ -16,6 +17,7 @@ type Cohorts = Object[spec.Cohort, *kueuev1beta2.Cohort, *kueueac.CohortApplyCon
 func NewCohorts(c *kube.Client) Cohorts {
 	return Cohorts{
 		Kind: "Cohort",
+		List: kube.Listed(c, "Cohort", kube.ListFunc[*kueuev1beta2.Cohort](c.Kueue.KueueV1beta2().Cohorts().List, metav1.ListOptions{})),
 		API: func(string) ObjectAPI[*kueuev1beta2.Cohort, *kueueac.CohortApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().Cohorts()
 		},

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
@@ -18,6 +19,7 @@ type LocalQueues = Object[spec.LocalQueue, *kueuev1beta2.LocalQueue, *kueueac.Lo
 func NewLocalQueues(c *kube.Client) LocalQueues {
 	return LocalQueues{
 		Kind: "LocalQueue",
+		List: kube.Listed(c, "LocalQueue", kube.ListFunc[*kueuev1beta2.LocalQueue](c.Kueue.KueueV1beta2().LocalQueues("").List, metav1.ListOptions{})),
 		API: func(ns string) ObjectAPI[*kueuev1beta2.LocalQueue, *kueueac.LocalQueueApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().LocalQueues(ns)
 		},

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
 // ObjectAPI is what reconciling one Kubernetes kind needs of its typed client
@@ -30,11 +31,14 @@ type ObjectAPI[O metav1.Object, AC any] interface {
 // Object reconciles objects of one kind with server-side apply, owned by
 // field manager "mlplatform". S is the platform's spec of the object.
 type Object[S any, O metav1.Object, AC any] struct {
-	Kind  string                                  // e.g. "WorkloadPriorityClass", for messages
-	API   func(namespace string) ObjectAPI[O, AC] // namespace is "" for cluster-scoped kinds
-	Build func(S) AC                              // spec → apply configuration
-	Read  func(O) S                               // object → spec
-	Diff  func(desired, actual S) []string        // names of fields that differ; empty = in sync
+	Kind string                                  // e.g. "WorkloadPriorityClass", for messages
+	API  func(namespace string) ObjectAPI[O, AC] // namespace is "" for cluster-scoped kinds
+	// List, when set, serves Observe from one LIST of the kind per provider
+	// process (kube.Listed); Apply and Delete invalidate it around writes.
+	List  *kube.ListCache[O]
+	Build func(S) AC                       // spec → apply configuration
+	Read  func(O) S                        // object → spec
+	Diff  func(desired, actual S) []string // names of fields that differ; empty = in sync
 	// Ready, when set, says whether the controller reports the object ready
 	// (for WaitReady).
 	Ready func(O) Readiness
@@ -62,8 +66,19 @@ func (r Ref) String() string {
 	return r.Namespace + "/" + r.Name
 }
 
-// Observe reads the object; found is false when it does not exist.
+// Observe reads the object; found is false when it does not exist. It is
+// the read path (Terraform's refresh): an object the kind's list holds is
+// taken from it, any other is read with a GET (the list may be filtered, or
+// older than the object; a failed list, e.g. not permitted, falls back too).
 func (o Object[S, O, AC]) Observe(ctx context.Context, ref Ref) (s S, found bool, err error) {
+	if obj, listed, err := o.List.Lookup(ctx, ref.Namespace, ref.Name); err == nil && listed {
+		return o.Read(obj), true, nil
+	}
+	return o.get(ctx, ref)
+}
+
+// get reads the object with a GET.
+func (o Object[S, O, AC]) get(ctx context.Context, ref Ref) (s S, found bool, err error) {
 	obj, err := o.API(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return s, false, nil
@@ -75,7 +90,7 @@ func (o Object[S, O, AC]) Observe(ctx context.Context, ref Ref) (s S, found bool
 }
 
 // Apply makes the object match desired and returns what the server then
-// holds. It writes only when Observe shows a difference.
+// holds. It writes only when a fresh read shows a difference.
 //
 // The write is a server-side apply that takes back ownership of any managed
 // field someone else changed (force). Server-side apply cannot remove what
@@ -87,13 +102,15 @@ func (o Object[S, O, AC]) Observe(ctx context.Context, ref Ref) (s S, found bool
 // left as a perpetual diff.
 func (o Object[S, O, AC]) Apply(ctx context.Context, ref Ref, desired S) (S, error) {
 	var zero S
-	actual, found, err := o.Observe(ctx, ref)
+	actual, found, err := o.get(ctx, ref)
 	if err != nil {
 		return zero, err
 	}
 	if found && len(o.Diff(desired, actual)) == 0 {
 		return actual, nil
 	}
+	o.List.Invalidate()
+	defer o.List.Invalidate()
 	api := o.API(ref.Namespace)
 	obj, err := api.Apply(ctx, o.Build(desired), metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true})
 	if err != nil {
@@ -176,6 +193,8 @@ func (o Object[S, O, AC]) Delete(ctx context.Context, ref Ref) error {
 	if err := o.waitUnblocked(ctx, ref); err != nil {
 		return err
 	}
+	o.List.Invalidate()
+	defer o.List.Invalidate()
 	api := o.API(ref.Namespace)
 	err := api.Delete(ctx, ref.Name, metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
@@ -209,3 +228,9 @@ func (o Object[S, O, AC]) Delete(ctx context.Context, ref Ref) error {
 		}
 	}
 }
+
+// managedOnly lists only the objects the platform made (label
+// app.kubernetes.io/managed-by=mlplatform), for kinds a cluster has many of
+// (namespaces, service accounts, network policies); the others are read
+// with a GET when asked for.
+var managedOnly = metav1.ListOptions{LabelSelector: spec.ManagedByLabel + "=mlplatform"}

@@ -24,6 +24,7 @@ type ProvisioningRequestConfigs = Object[spec.ProvisioningAdmissionCheck, *kueue
 func NewAdmissionChecks(c *kube.Client) AdmissionChecks {
 	return AdmissionChecks{
 		Kind: "AdmissionCheck",
+		List: kube.Listed(c, "AdmissionCheck", kube.ListFunc[*kueuev1beta2.AdmissionCheck](c.Kueue.KueueV1beta2().AdmissionChecks().List, metav1.ListOptions{})),
 		API: func(string) ObjectAPI[*kueuev1beta2.AdmissionCheck, *kueueac.AdmissionCheckApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().AdmissionChecks()
 		},
@@ -61,6 +62,7 @@ func admissionCheckUsers(ctx context.Context, c *kube.Client, check string) ([]s
 func NewProvisioningRequestConfigs(c *kube.Client) ProvisioningRequestConfigs {
 	return ProvisioningRequestConfigs{
 		Kind: "ProvisioningRequestConfig",
+		List: kube.Listed(c, "ProvisioningRequestConfig", kube.ListFunc[*kueuev1beta2.ProvisioningRequestConfig](c.Kueue.KueueV1beta2().ProvisioningRequestConfigs().List, metav1.ListOptions{})),
 		API: func(string) ObjectAPI[*kueuev1beta2.ProvisioningRequestConfig, *kueueac.ProvisioningRequestConfigApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().ProvisioningRequestConfigs()
 		},

@@ -20,6 +20,7 @@ type ResourceFlavors = Object[spec.ResourceFlavor, *kueuev1beta2.ResourceFlavor,
 func NewResourceFlavors(c *kube.Client) ResourceFlavors {
 	return ResourceFlavors{
 		Kind: "ResourceFlavor",
+		List: kube.Listed(c, "ResourceFlavor", kube.ListFunc[*kueuev1beta2.ResourceFlavor](c.Kueue.KueueV1beta2().ResourceFlavors().List, metav1.ListOptions{})),
 		API: func(string) ObjectAPI[*kueuev1beta2.ResourceFlavor, *kueueac.ResourceFlavorApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().ResourceFlavors()
 		},

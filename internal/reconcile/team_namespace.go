@@ -18,6 +18,7 @@ type TeamNamespaces = Object[spec.TeamNamespace, *corev1.Namespace, *corev1ac.Na
 func NewTeamNamespaces(c *kube.Client) TeamNamespaces {
 	return TeamNamespaces{
 		Kind: "Namespace",
+		List: kube.Listed(c, "Namespace", kube.ListFunc[*corev1.Namespace](c.Core.CoreV1().Namespaces().List, managedOnly)),
 		API: func(string) ObjectAPI[*corev1.Namespace, *corev1ac.NamespaceApplyConfiguration] {
 			return c.Core.CoreV1().Namespaces()
 		},

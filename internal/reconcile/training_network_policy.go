@@ -24,11 +24,19 @@ import (
 // changed or deleted; any other policy in the namespace is left alone.
 type TrainingNetworkPolicies struct {
 	API func(namespace string) networkingclient.NetworkPolicyInterface
+	// List, when set, serves Observe from one LIST of the platform's
+	// NetworkPolicies in all namespaces per provider process (kube.Listed);
+	// Apply and Delete list the namespace themselves and invalidate it
+	// around their writes.
+	List *kube.ListCache[*networkingv1.NetworkPolicy]
 }
 
 // NewTrainingNetworkPolicies reconciles through c.
 func NewTrainingNetworkPolicies(c *kube.Client) TrainingNetworkPolicies {
-	return TrainingNetworkPolicies{API: c.Core.NetworkingV1().NetworkPolicies}
+	return TrainingNetworkPolicies{
+		API:  c.Core.NetworkingV1().NetworkPolicies,
+		List: kube.Listed(c, "NetworkPolicy", kube.ListFunc[*networkingv1.NetworkPolicy](c.Core.NetworkingV1().NetworkPolicies("").List, managedOnly)),
+	}
 }
 
 // owned lists the platform's objects in the namespace; taken lists the
@@ -51,8 +59,36 @@ func (t TrainingNetworkPolicies) owned(ctx context.Context, ns string) (owned []
 }
 
 // Observe reads the objects back into a spec (netpol.Read); found is false
-// when none of them exists.
+// when none of them exists. It is the read path (Terraform's refresh): the
+// objects come from List when it is set. That list holds exactly the
+// labelled objects, so it gives what owned gives.
 func (t TrainingNetworkPolicies) Observe(ctx context.Context, ref Ref) (spec.TrainingNetworkPolicy, bool, error) {
+	if objs, ok := t.listed(ctx, ref.Namespace); ok {
+		return netpol.Read(ref.Namespace, objs), len(objs) > 0, nil
+	}
+	return t.observe(ctx, ref)
+}
+
+// listed picks the namespace's owned objects out of List; ok is false when
+// there is no List or it failed.
+func (t TrainingNetworkPolicies) listed(ctx context.Context, ns string) (owned []networkingv1.NetworkPolicy, ok bool) {
+	if t.List == nil {
+		return nil, false
+	}
+	for _, name := range netpol.Names {
+		o, listed, err := t.List.Lookup(ctx, ns, name)
+		if err != nil {
+			return nil, false
+		}
+		if listed && o.DeletionTimestamp == nil {
+			owned = append(owned, *o)
+		}
+	}
+	return owned, true
+}
+
+// observe reads the objects with a LIST of the namespace.
+func (t TrainingNetworkPolicies) observe(ctx context.Context, ref Ref) (spec.TrainingNetworkPolicy, bool, error) {
 	objs, _, err := t.owned(ctx, ref.Namespace)
 	if err != nil {
 		return spec.TrainingNetworkPolicy{}, false, err
@@ -65,6 +101,8 @@ func (t TrainingNetworkPolicies) Observe(ctx context.Context, ref Ref) (spec.Tra
 // the server then holds.
 func (t TrainingNetworkPolicies) Apply(ctx context.Context, ref Ref, desired spec.TrainingNetworkPolicy) (spec.TrainingNetworkPolicy, error) {
 	desired.Namespace = ref.Namespace
+	t.List.Invalidate()
+	defer t.List.Invalidate()
 	objs, taken, err := t.owned(ctx, ref.Namespace)
 	if err != nil {
 		return spec.TrainingNetworkPolicy{}, err
@@ -94,7 +132,7 @@ func (t TrainingNetworkPolicies) Apply(ctx context.Context, ref Ref, desired spe
 			}
 		}
 	}
-	got, _, err := t.Observe(ctx, ref)
+	got, _, err := t.observe(ctx, ref)
 	if err != nil {
 		return got, err
 	}
@@ -146,6 +184,8 @@ func (t TrainingNetworkPolicies) write(ctx context.Context, api networkingclient
 // Delete deletes the platform's objects in the namespace (the default deny
 // last, so the namespace is never briefly left with holes and no deny).
 func (t TrainingNetworkPolicies) Delete(ctx context.Context, ref Ref) error {
+	t.List.Invalidate()
+	defer t.List.Invalidate()
 	objs, _, err := t.owned(ctx, ref.Namespace)
 	if err != nil {
 		return err

@@ -52,7 +52,11 @@ var ErrPreflight = errors.New("pre-flight check failed")
 // service account, its annotation, and the IAM member on a Google service
 // account (optionally created too).
 type WorkloadIdentities struct {
-	KSAs    func(namespace string) corev1client.ServiceAccountInterface
+	KSAs func(namespace string) corev1client.ServiceAccountInterface
+	// KSAList, when set, serves Observe's read of a KSA the platform created
+	// from one LIST per provider process (kube.Listed); Apply and Delete
+	// read with GETs and invalidate it around their writes.
+	KSAList *kube.ListCache[*corev1.ServiceAccount]
 	IAM     IdentityAPI
 	GKE     ClusterIdentityAPI
 	Cluster string // projects/P/locations/L/clusters/C
@@ -60,7 +64,11 @@ type WorkloadIdentities struct {
 
 // NewWorkloadIdentities reconciles through the given clients.
 func NewWorkloadIdentities(kc *kube.Client, ic IdentityAPI, gc ClusterIdentityAPI, cluster string) WorkloadIdentities {
-	return WorkloadIdentities{KSAs: kc.Core.CoreV1().ServiceAccounts, IAM: ic, GKE: gc, Cluster: cluster}
+	return WorkloadIdentities{
+		KSAs:    kc.Core.CoreV1().ServiceAccounts,
+		KSAList: kube.Listed(kc, "ServiceAccount", kube.ListFunc[*corev1.ServiceAccount](kc.Core.CoreV1().ServiceAccounts("").List, managedOnly)),
+		IAM:     ic, GKE: gc, Cluster: cluster,
+	}
 }
 
 // WorkloadIdentityStatus is what the cluster and IAM hold for a binding.
@@ -76,10 +84,18 @@ type WorkloadIdentityStatus struct {
 	MemberGranted bool
 }
 
-// Observe reads the binding's parts; nothing missing is an error.
+// Observe reads the binding's parts; nothing missing is an error. It is the
+// read path (Terraform's refresh), so the KSA may come from KSAList.
 func (w WorkloadIdentities) Observe(ctx context.Context, s spec.WorkloadIdentity) (WorkloadIdentityStatus, error) {
+	return w.observe(ctx, s, w.KSAList)
+}
+
+func (w WorkloadIdentities) observe(ctx context.Context, s spec.WorkloadIdentity, list *kube.ListCache[*corev1.ServiceAccount]) (WorkloadIdentityStatus, error) {
 	var st WorkloadIdentityStatus
-	ksa, err := w.KSAs(s.Namespace).Get(ctx, s.KSA, metav1.GetOptions{})
+	ksa, listed, err := list.Lookup(ctx, s.Namespace, s.KSA)
+	if err != nil || !listed {
+		ksa, err = w.KSAs(s.Namespace).Get(ctx, s.KSA, metav1.GetOptions{})
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:
@@ -144,7 +160,9 @@ func (w WorkloadIdentities) Preflight(ctx context.Context, s spec.WorkloadIdenti
 // the binding as last applied (nil on create): a member granted on a GSA the
 // binding no longer uses is revoked, after the new one is in place.
 func (w WorkloadIdentities) Apply(ctx context.Context, prior *spec.WorkloadIdentity, desired spec.WorkloadIdentity) (WorkloadIdentityStatus, []string, error) {
-	st, err := w.Observe(ctx, desired)
+	w.KSAList.Invalidate()
+	defer w.KSAList.Invalidate()
+	st, err := w.observe(ctx, desired, nil)
 	if err != nil {
 		return st, nil, err
 	}
@@ -173,7 +191,7 @@ func (w WorkloadIdentities) Apply(ctx context.Context, prior *spec.WorkloadIdent
 			}
 		}
 	}
-	st, err = w.Observe(ctx, desired)
+	st, err = w.observe(ctx, desired, nil)
 	return st, warnings, err
 }
 
@@ -227,6 +245,8 @@ func (w WorkloadIdentities) revoke(ctx context.Context, s spec.WorkloadIdentity)
 // members stay), the GSA if it created it, and the KSA if it created it, or
 // else only its annotation, if it still names the binding's GSA.
 func (w WorkloadIdentities) Delete(ctx context.Context, s spec.WorkloadIdentity) error {
+	w.KSAList.Invalidate()
+	defer w.KSAList.Invalidate()
 	if s.UsesGSA() {
 		if err := w.revoke(ctx, s); err != nil {
 			return err

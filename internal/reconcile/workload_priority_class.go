@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 
@@ -16,6 +17,7 @@ type WorkloadPriorityClasses = Object[spec.WorkloadPriorityClass, *kueuev1beta2.
 func NewWorkloadPriorityClasses(c *kube.Client) WorkloadPriorityClasses {
 	return WorkloadPriorityClasses{
 		Kind: "WorkloadPriorityClass",
+		List: kube.Listed(c, "WorkloadPriorityClass", kube.ListFunc[*kueuev1beta2.WorkloadPriorityClass](c.Kueue.KueueV1beta2().WorkloadPriorityClasses().List, metav1.ListOptions{})),
 		API: func(string) ObjectAPI[*kueuev1beta2.WorkloadPriorityClass, *kueueac.WorkloadPriorityClassApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().WorkloadPriorityClasses()
 		},

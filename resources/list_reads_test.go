@@ -1,0 +1,123 @@
+package resources_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/rest"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+// requestCounter counts the requests a client sends to the real API server
+// by method and path (collection paths are LISTs).
+type requestCounter struct {
+	mu   sync.Mutex
+	n    map[string]int
+	next http.RoundTripper
+}
+
+func (c *requestCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.n[r.Method+" "+r.URL.Path]++
+	c.mu.Unlock()
+	return c.next.RoundTrip(r)
+}
+
+func (c *requestCounter) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.n
+	c.n = map[string]int{}
+	return n
+}
+
+// A provider process reads each kind with one LIST (kube.ListCache), and an
+// apply that writes an object and immediately reads it back, as Terraform's
+// next refresh in the same process would, sees what it wrote: every write
+// invalidates the list. Against the real API server.
+func TestAccListReadsNeverStale(t *testing.T) {
+	t.Parallel()
+	e := acctest.Env(t)
+	counter := &requestCounter{n: map[string]int{}}
+	cfg := rest.CopyConfig(e.REST)
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
+	c, err := kube.New(cfg, "list-reads-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.EnableListReads()
+	ctx := context.Background()
+	classes := reconcile.NewWorkloadPriorityClasses(c)
+	const path = "/apis/kueue.x-k8s.io/v1beta2/workloadpriorityclasses"
+
+	names := make([]string, 8)
+	for i := range names {
+		names[i] = fmt.Sprintf("list-reads-%d", i)
+		if _, err := classes.Apply(ctx, reconcile.Ref{Name: names[i]}, spec.WorkloadPriorityClass{Name: names[i], Value: int64(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, n := range names {
+			_ = classes.Delete(context.Background(), reconcile.Ref{Name: n})
+		}
+	})
+
+	// A refresh: every object read at once, one LIST between them.
+	counter.take()
+	var g errgroup.Group
+	for i, n := range names {
+		g.Go(func() error {
+			got, found, err := classes.Observe(ctx, reconcile.Ref{Name: n})
+			if err != nil || !found || got.Value != int64(i) {
+				return fmt.Errorf("observe %s: %+v found=%v err=%v", n, got, found, err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if n := counter.take(); n["GET "+path] != 1 || len(n) != 1 {
+		t.Errorf("reading %d classes sent %v, want one LIST", len(names), n)
+	}
+
+	// Write, then read back at once: the new value, never the listed one.
+	ref := reconcile.Ref{Name: names[0]}
+	for _, v := range []int64{100, 200} {
+		if _, err := classes.Apply(ctx, ref, spec.WorkloadPriorityClass{Name: ref.Name, Value: v}); err != nil {
+			t.Fatal(err)
+		}
+		got, found, err := classes.Observe(ctx, ref)
+		if err != nil || !found || got.Value != v {
+			t.Fatalf("after writing value %d, read %+v found=%v err=%v", v, got, found, err)
+		}
+	}
+	// Created after the list was read: found.
+	fresh := reconcile.Ref{Name: "list-reads-new"}
+	names = append(names, fresh.Name)
+	if _, _, err := classes.Observe(ctx, fresh); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := classes.Apply(ctx, fresh, spec.WorkloadPriorityClass{Name: fresh.Name, Value: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if got, found, err := classes.Observe(ctx, fresh); err != nil || !found || got.Value != 7 {
+		t.Fatalf("created after the list: read %+v found=%v err=%v", got, found, err)
+	}
+	// Deleted after the list was read: gone.
+	if err := classes.Delete(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if got, found, err := classes.Observe(ctx, ref); err != nil || found {
+		t.Fatalf("after delete, read %+v found=%v err=%v", got, found, err)
+	}
+}
