@@ -21,11 +21,14 @@ export TF_CLI_CONFIG_FILE=$tmp/terraformrc
 "$TF" fmt -check -recursive examples/ || { echo "examples/ is not formatted: run terraform fmt -recursive examples/"; exit 1; }
 fail=0
 for dir in $(find examples -name '*.tf' -exec dirname {} \; | sort -u); do
-  work=$tmp/validate/$dir; mkdir -p "$work"; cp "$dir"/*.tf "$work/"
+  work=$tmp/validate/$dir; mkdir -p "$work"; cp -r "$dir"/. "$work/"; rm -rf "$work/.terraform"
   # Resource examples leave the provider source implicit, as the docs show them.
   if ! grep -qs required_providers "$work"/*.tf; then
     printf 'terraform {\n  required_providers {\n    mlplatform = { source = "mlplatform/mlplatform" }\n  }\n}\n' > "$work/zz_required_providers.tf"
   fi
+  # Local modules (examples/training-cluster/modules/team) are installed by
+  # `get`, which needs no registry; `init` would look up the provider there.
+  if [ -d "$work/modules" ] && ! out=$("$TF" -chdir="$work" get -no-color 2>&1); then echo "FAIL  $dir (get)"; echo "$out"; fail=1; continue; fi
   if out=$("$TF" -chdir="$work" validate -no-color 2>&1); then echo "ok    $dir"; else echo "FAIL  $dir"; echo "$out"; fail=1; fi
 done
 exit $fail

@@ -22,6 +22,9 @@ source "$SANDBOX/env"
 
 # Work on a copy so the demo leaves no state in the repository.
 cp -r examples/training-cluster/. "$WORK/"
+rm -rf "$WORK/.terraform"
+echo; echo "==> terraform get (installs the example's modules/team; offline, unlike init)"
+"$TF" -chdir="$WORK" get -no-color
 echo; echo "==> terraform plan -out (examples/training-cluster)"
 "$TF" -chdir="$WORK" plan -input=false -no-color -out=demo.tfplan >"$WORK/plan.log" || { cat "$WORK/plan.log"; exit 1; }
 grep -E '^Plan:' "$WORK/plan.log"

@@ -209,10 +209,11 @@ func (b *bencher) scale(ctx context.Context, n int) (bench.Scale, error) {
 	if err != nil {
 		return s, err
 	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(b.work, name), []byte(text), 0o600); err != nil {
-			return s, err
-		}
+	if err := bench.WriteExample(b.work, files); err != nil {
+		return s, err
+	}
+	if out, err := b.terraform(ctx, "get", "-no-color"); err != nil { // installs modules/team, offline
+		return s, fmt.Errorf("terraform get: %w\n%s", err, tail(out, 20))
 	}
 	b.logf("N=%d: terraform apply (%d resources)", n, s.Resources)
 	t := time.Now()

@@ -6,8 +6,10 @@
 # cluster set project, location and cluster here (see README).
 #
 # Files: pools.tf (GPU node pools), kueue.tf (flavors wired from the pools,
-# cohort, team namespaces and queues), identity.tf (Workload Identity per
-# team), network.tf (default-deny per team).
+# the flex-start admission check, the shared cohort), teams.tf (the teams, one
+# modules/team each: namespace, Workload Identity, default-deny networking,
+# ClusterQueue and LocalQueue). Run `terraform init` (or, offline against the
+# sandbox, `terraform get`) once to install modules/team.
 provider "mlplatform" {}
 
 # Priorities jobs choose with the label kueue.x-k8s.io/priority-class.

@@ -9,12 +9,14 @@ output "priority_classes" {
   }
 }
 
-output "training_identities" {
-  description = "Per team: the Kubernetes service account training pods run as, and the Google service account it acts as."
+output "teams" {
+  description = "Per team: its namespace, the LocalQueue its jobs submit to, the Kubernetes service account training pods run as and the Google service account it acts as."
   value = {
-    for team, wi in mlplatform_workload_identity.trainer : team => {
-      kubernetes_service_account = "${wi.namespace}/${wi.kubernetes_service_account}"
-      google_service_account     = wi.google_service_account
+    for name, team in module.team : name => {
+      namespace                  = team.namespace
+      local_queue                = team.local_queue
+      kubernetes_service_account = team.kubernetes_service_account
+      google_service_account     = team.google_service_account
     }
   }
 }

@@ -4,7 +4,9 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,21 +17,55 @@ import (
 const Example = "examples/training-cluster"
 
 // LoadExample reads the .tf files of dir (Example, from the repository
-// root), by file name.
+// root) and of its local modules, by slash-separated path relative to dir
+// ("main.tf", "modules/team/main.tf").
 func LoadExample(dir string) (map[string]string, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.tf"))
-	if err != nil || len(paths) == 0 {
-		return nil, fmt.Errorf("no .tf files in %s (run make bench from the repository root): %v", dir, err)
-	}
 	files := map[string]string{}
-	for _, p := range paths {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") { // .terraform
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if filepath.Ext(p) != ".tf" {
+			return nil
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		files[filepath.Base(p)] = string(b)
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	if err == nil && len(files) == 0 {
+		err = errors.New("none found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("no .tf files in %s (run make bench from the repository root): %w", dir, err)
 	}
 	return files, nil
+}
+
+// WriteExample writes files (as LoadExample returns them) under dir.
+func WriteExample(dir string, files map[string]string) error {
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // teamsRE finds the example's map of teams, `teams = { ... }` in its locals.

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,17 +27,20 @@ func TestConfigGrowsTheExample(t *testing.T) {
 			changed = append(changed, name)
 		}
 	}
-	if diff := cmp.Diff([]string{"kueue.tf"}, changed); diff != "" {
+	if diff := cmp.Diff([]string{"teams.tf"}, changed); diff != "" {
 		t.Errorf("files changed (-want +got):\n%s", diff)
 	}
-	k := got["kueue.tf"]
+	if _, ok := got["modules/team/main.tf"]; !ok {
+		t.Errorf("the team module is missing: %v", slices.Sorted(maps.Keys(got)))
+	}
+	k := got["teams.tf"]
 	for _, want := range []string{`t000 = { l4 = "1"`, `t001 = { l4 = "2"`, `t002 = { l4 = "3"`} {
 		if !strings.Contains(k, want) {
-			t.Errorf("kueue.tf lacks %q", want)
+			t.Errorf("teams.tf lacks %q", want)
 		}
 	}
 	if strings.Contains(k, "vision =") || strings.Contains(k, "t003") {
-		t.Errorf("kueue.tf keeps the example's teams or has too many:\n%s", k)
+		t.Errorf("teams.tf keeps the example's teams or has too many:\n%s", k)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/bench"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 )
 
@@ -66,19 +67,14 @@ func TestRealPlanOfTrainingCluster(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "terraformrc"), []byte(rc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	examples, err := filepath.Glob(filepath.Join(root, "examples", "training-cluster", "*.tf"))
-	if err != nil || len(examples) == 0 {
-		t.Fatalf("no examples/training-cluster/*.tf: %v", err)
+	example, err := bench.LoadExample(filepath.Join(root, bench.Example))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, f := range examples {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+	if err := bench.WriteExample(dir, example); err != nil {
+		t.Fatal(err)
 	}
+	run(tf, "get", "-no-color") // installs modules/team, offline
 	run(tf, "plan", "-input=false", "-no-color", "-out", "plan.tfplan")
 	planJSON := run(tf, "show", "-json", "plan.tfplan")
 
