@@ -2,6 +2,7 @@ package resources
 
 import (
 	"context"
+	"reflect"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -123,7 +124,15 @@ func (c *objectCRUD[M, S]) read(ctx context.Context, current tfsdk.State, state 
 		state.RemoveResource(ctx)
 		return
 	}
-	diags.Append(state.Set(ctx, c.toState(ctx, got, m, diags))...)
+	next := c.toState(ctx, got, m, diags)
+	if reflect.DeepEqual(next, m) {
+		// Nothing changed: the response already holds the current state, so
+		// skip converting the model back (reflection and a walk of every
+		// value; most of a refresh's CPU when nothing drifted). Any
+		// difference, drift included, is written below.
+		return
+	}
+	diags.Append(state.Set(ctx, next)...)
 }
 
 // delete deletes the object and waits until it is gone.
