@@ -67,8 +67,8 @@ func TestReadsAfterWritesAreFresh(t *testing.T) {
 	}
 }
 
-// Many bindings on one Google service account (a plan): one GetServiceAccount
-// and one GetIamPolicy, however many ask at once.
+// Many bindings on one Google service account (a plan): one listing of its
+// project's accounts and one GetIamPolicy, however many ask at once.
 func TestSharedAccountIsReadOnce(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, true)
@@ -94,9 +94,51 @@ func TestSharedAccountIsReadOnce(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	want := map[string]int{"/google.iam.admin.v1.IAM/GetServiceAccount": 1, "/google.iam.admin.v1.IAM/GetIamPolicy": 1}
+	want := map[string]int{"/google.iam.admin.v1.IAM/ListServiceAccounts": 1, "/google.iam.admin.v1.IAM/GetIamPolicy": 1}
 	if diff := cmp.Diff(want, srv.Requests()); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
+// A plan reading the accounts of many teams of one project lists the
+// project once; an account the list does not hold is asked for, to confirm
+// it is absent.
+func TestAccountsOfAProjectAreListedOnce(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t, true)
+	var emails []string
+	for i := range 5 {
+		emails = append(emails, givenAccount(t, srv, fmt.Sprint("team-", i)))
+	}
+	c := newClient(t, srv).EnableReadCache()
+	ctx := context.Background()
+	srv.ResetRequests()
+	var wg sync.WaitGroup
+	for _, email := range emails {
+		wg.Go(func() {
+			if sa, found, err := c.ServiceAccount(ctx, email); err != nil || !found || sa.GetEmail() != email {
+				t.Errorf("ServiceAccount %s: %v found=%v err=%v", email, sa, found, err)
+			}
+		})
+	}
+	wg.Wait()
+	if _, found, err := c.ServiceAccount(ctx, "gone@proj.iam.gserviceaccount.com"); err != nil || found {
+		t.Errorf("absent account: found=%v err=%v", found, err)
+	}
+	want := map[string]int{"/google.iam.admin.v1.IAM/ListServiceAccounts": 1, "/google.iam.admin.v1.IAM/GetServiceAccount": 1}
+	if diff := cmp.Diff(want, srv.Requests()); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+	// A listed account changed by this client is read anew, not from the list.
+	sa, _, err := c.ServiceAccount(ctx, emails[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DescribeServiceAccount(ctx, sa, "renamed", ""); err != nil {
+		t.Fatal(err)
+	}
+	if sa, _, err := c.ServiceAccount(ctx, emails[0]); err != nil || sa.GetDisplayName() != "renamed" {
+		t.Errorf("after the rename, read %q, %v", sa.GetDisplayName(), err)
 	}
 }
 

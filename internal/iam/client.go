@@ -22,8 +22,9 @@ type Client struct {
 	// account and an IAM policy are each read once per plan, however many
 	// bindings use them. Every write of the kind drops the whole cache
 	// (internal/readcache), so a read after a write sees it.
-	accounts readcache.Cache[string, *adminpb.ServiceAccount] // by e-mail
-	policies readcache.Cache[string, *gcpiam.Policy]          // by resource
+	accounts readcache.Cache[string, *adminpb.ServiceAccount]            // by e-mail
+	projects readcache.Cache[string, map[string]*adminpb.ServiceAccount] // a project's accounts by e-mail
+	policies readcache.Cache[string, *gcpiam.Policy]                     // by resource
 }
 
 // New builds the client; opts come from platform's client options.
@@ -33,7 +34,7 @@ func New(ctx context.Context, opts ...option.ClientOption) (*Client, error) {
 		return nil, fmt.Errorf("build the IAM client: %w", err)
 	}
 	out := &Client{Admin: c}
-	out.accounts.Bypass, out.policies.Bypass = true, true
+	out.accounts.Bypass, out.projects.Bypass, out.policies.Bypass = true, true, true
 	return out, nil
 }
 
@@ -42,7 +43,7 @@ func New(ctx context.Context, opts ...option.ClientOption) (*Client, error) {
 // this: a long-lived client, like a test's or an operator tool's, would not
 // see writes made by others.
 func (c *Client) EnableReadCache() *Client {
-	c.accounts.Bypass, c.policies.Bypass = false, false
+	c.accounts.Bypass, c.projects.Bypass, c.policies.Bypass = false, false, false
 	return c
 }
 
