@@ -1,7 +1,7 @@
-// Command mlplatform-bench is `make bench`: it starts the local control plane
-// (internal/testenv, with kube-apiserver's audit log on), and for each number
-// of teams applies the generated platform (internal/bench.Config), then runs
-// `terraform plan` repeatedly and measures wall time, CPU, the provider's peak
+// Command mlplatform-bench is `make bench`: for each number of teams it starts
+// a local control plane (internal/testenv, with kube-apiserver's audit log on)
+// and applies the generated platform (internal/bench.Config) to it, then runs
+// `terraform plan` on each in turn, repeatedly, and measures wall time, CPU, the provider's peak
 // RSS (through internal/bench/rsswrap, registered with dev_overrides) and the
 // provider's requests as the servers count them. It prints one Markdown table,
 // writes it to bench/results/<date>-<commit>.md and bench/LATEST.md, and exits
@@ -92,17 +92,15 @@ func main() {
 }
 
 type bencher struct {
-	env      *testenv.Env
-	tf       string
-	work     string
-	tfEnv    []string
-	rusage   string
-	audit    string
-	kube     kubernetes.Interface
-	kueue    kueueclient.Interface
-	logf     func(format string, args ...any)
-	runs     int
-	warmedUp bool
+	env    *testenv.Env
+	tf     string
+	work   string
+	tfEnv  []string
+	rusage string
+	audit  string
+	kube   kubernetes.Interface
+	kueue  kueueclient.Interface
+	logf   func(format string, args ...any)
 }
 
 func run(ctx context.Context, teamList string, runs int, provider string) (bench.Result, error) {
@@ -145,23 +143,68 @@ func run(ctx context.Context, teamList string, runs int, provider string) (bench
 		return bench.Result{}, fmt.Errorf("build internal/bench/rsswrap: %w", err)
 	}
 
-	logf("starting the control plane (etcd, kube-apiserver with audit log, kube-controller-manager, Kueue, GKE/IAM fake)")
-	audit := filepath.Join(tmp, "audit.log")
-	env, err := testenv.Start(ctx, testenv.Options{Dir: filepath.Join(tmp, "env"), AuditLog: audit, Log: os.Stderr})
-	if err != nil {
-		return bench.Result{}, err
-	}
-	defer env.Stop()
-
 	tfrc := filepath.Join(tmp, "terraformrc")
 	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/mlplatform/mlplatform\" = %[1]q\n"+
 		"    \"registry.opentofu.org/mlplatform/mlplatform\" = %[1]q\n  }\n  direct {}\n}\n", wrapDir)
 	if err := os.WriteFile(tfrc, []byte(rc), 0o600); err != nil {
 		return bench.Result{}, err
 	}
-	b := &bencher{env: env, tf: tf, work: filepath.Join(tmp, "work"), rusage: filepath.Join(tmp, "rusage"), audit: audit, logf: logf, runs: runs}
+
+	res := bench.Result{
+		Date: time.Now().UTC().Format("2006-01-02"), Commit: commit(), Terraform: tfVersion(tf),
+		Machine:      fmt.Sprintf("%d CPUs (%s/%s)", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH),
+		RunsPerScale: runs,
+	}
+	// One control plane per N, each holding its platform, so the measured
+	// plans can take turns: this machine's speed drifts by a fifth over
+	// minutes, and measuring N=10 a minute before N=100 made their ratio
+	// swing by as much.
+	benchers := make([]*bencher, len(ns))
+	for i, n := range ns {
+		dir := filepath.Join(tmp, fmt.Sprint("n", n))
+		logf("N=%d: starting a control plane (etcd, kube-apiserver with audit log, kube-controller-manager, Kueue, GKE/IAM fake)", n)
+		b, err := newBencher(ctx, dir, tf, tfrc, realProvider, logf)
+		if err != nil {
+			return res, fmt.Errorf("N=%d: %w", n, err)
+		}
+		defer b.env.Stop()
+		benchers[i] = b
+		s, err := b.setup(ctx, n)
+		if err != nil {
+			return res, fmt.Errorf("N=%d: %w", n, err)
+		}
+		res.Scales = append(res.Scales, s)
+	}
+	for run := range runs {
+		for i, b := range benchers {
+			r, err := b.plan(ctx)
+			if err != nil {
+				return res, fmt.Errorf("N=%d: %w", ns[i], err)
+			}
+			logf("N=%d plan %d/%d: %.2fs wall, %.2fs CPU, provider %.1f MiB, %d kube + %d GKE/IAM requests, changes=%v",
+				ns[i], run+1, runs, r.Wall.Seconds(), r.CPU.Seconds(), float64(r.ProviderMaxRSS)/(1<<20), r.Kube.Total(), r.GCP.Total(), r.Changes)
+			res.Scales[i].Runs = append(res.Scales[i].Runs, r)
+		}
+	}
+	res.Elapsed = time.Since(t0)
+	return res, nil
+}
+
+// newBencher starts a control plane under dir and prepares a Terraform
+// working directory against it.
+func newBencher(ctx context.Context, dir, tf, tfrc, realProvider string, logf func(string, ...any)) (*bencher, error) {
+	audit := filepath.Join(dir, "audit.log")
+	env, err := testenv.Start(ctx, testenv.Options{Dir: filepath.Join(dir, "env"), AuditLog: audit, Log: os.Stderr})
+	if err != nil {
+		return nil, err
+	}
+	b := &bencher{env: env, tf: tf, work: filepath.Join(dir, "work"), rusage: filepath.Join(dir, "rusage"), audit: audit, logf: logf}
+	fail := func(err error) (*bencher, error) {
+		env.Stop()
+		return nil, err
+	}
 	if err := os.MkdirAll(b.work, 0o700); err != nil {
-		return bench.Result{}, err
+		return fail(err)
 	}
 	b.tfEnv = append(os.Environ(),
 		"TF_CLI_CONFIG_FILE="+tfrc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
@@ -171,26 +214,12 @@ func run(ctx context.Context, teamList string, runs int, provider string) (bench
 		"MLPLATFORM_INSECURE_ENDPOINTS=true",
 		"MLPLATFORM_BENCH_PROVIDER="+realProvider, "MLPLATFORM_BENCH_RUSAGE="+b.rusage)
 	if b.kube, err = kubernetes.NewForConfig(env.REST); err != nil {
-		return bench.Result{}, err
+		return fail(err)
 	}
 	if b.kueue, err = kueueclient.NewForConfig(env.REST); err != nil {
-		return bench.Result{}, err
+		return fail(err)
 	}
-
-	res := bench.Result{
-		Date: time.Now().UTC().Format("2006-01-02"), Commit: commit(), Terraform: tfVersion(tf),
-		Machine:      fmt.Sprintf("%d CPUs (%s/%s)", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH),
-		RunsPerScale: runs,
-	}
-	for _, n := range ns {
-		s, err := b.scale(ctx, n)
-		if err != nil {
-			return res, fmt.Errorf("N=%d: %w", n, err)
-		}
-		res.Scales = append(res.Scales, s)
-	}
-	res.Elapsed = time.Since(t0)
-	return res, nil
+	return b, nil
 }
 
 // exampleAt is examples/training-cluster grown to n teams.
@@ -202,8 +231,9 @@ func exampleAt(n int) (map[string]string, error) {
 	return bench.Config(example, n)
 }
 
-// scale applies the platform of n teams and measures its plans.
-func (b *bencher) scale(ctx context.Context, n int) (bench.Scale, error) {
+// setup applies the platform of n teams and warms its plans up; the
+// measured plans come later, taking turns with the other N.
+func (b *bencher) setup(ctx context.Context, n int) (bench.Scale, error) {
 	s := bench.Scale{Teams: n, Resources: bench.Resources(n)}
 	files, err := exampleAt(n)
 	if err != nil {
@@ -228,23 +258,10 @@ func (b *bencher) scale(ctx context.Context, n int) (bench.Scale, error) {
 		return s, err
 	}
 	b.logf("N=%d: applied in %s; %d Kubernetes objects, %d GKE/IAM objects managed", n, s.Apply.Round(time.Second), s.KubeObjects, s.GCPObjects)
-	if !b.warmedUp { // first plan of the process warms page cache and Terraform's plugin cache
+	for range 2 { // the first plans warm the page cache, Terraform's and the API server's caches
 		if _, err := b.plan(ctx); err != nil {
 			return s, err
 		}
-		b.warmedUp = true
-	}
-	if _, err := b.plan(ctx); err != nil { // warm-up at this size
-		return s, err
-	}
-	for i := range b.runs {
-		r, err := b.plan(ctx)
-		if err != nil {
-			return s, err
-		}
-		b.logf("N=%d plan %d/%d: %.2fs wall, %.2fs CPU, provider %.1f MiB, %d kube + %d GKE/IAM requests, changes=%v",
-			n, i+1, b.runs, r.Wall.Seconds(), r.CPU.Seconds(), float64(r.ProviderMaxRSS)/(1<<20), r.Kube.Total(), r.GCP.Total(), r.Changes)
-		s.Runs = append(s.Runs, r)
 	}
 	return s, nil
 }

@@ -184,7 +184,7 @@ func (r Result) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Plan benchmark %s (%s)\n\n", r.Date, r.Commit)
 	fmt.Fprintf(&b, "`make bench`: `terraform plan` (refresh) of a generated platform of N teams (internal/bench.Config, the shapes of "+
-		"examples/training-cluster) after applying it to the local control plane; %d plans per N after one warm-up. "+
+		"examples/training-cluster) after applying it to a local control plane of its own; %d plans per N after two warm-ups, the N taking turns (so the machine's drifting speed affects every N alike). "+
 		"%s; %s. Wall, CPU and RSS are medians; requests are counted at the servers (kube-apiserver audit log by the "+
 		"provider's user agent, the GKE/IAM fake's per-method counter), the most any plan made. Took %s in all.\n\n",
 		r.RunsPerScale, r.Terraform, r.Machine, r.Elapsed.Round(time.Second))
