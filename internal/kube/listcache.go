@@ -3,7 +3,9 @@ package kube
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -28,6 +30,11 @@ type ListCache[O any] struct {
 	list  func(context.Context) ([]O, error)
 	name  func(O) string // namespace/name
 	cache readcache.Cache[struct{}, map[string]O]
+	// forbidden is set once the API server refused the list (RBAC may grant
+	// get without list, e.g. roles bound per namespace): from then on the
+	// process reads with GETs only, instead of trying a refused list before
+	// each of them.
+	forbidden atomic.Bool
 }
 
 // Lookup returns the object namespace/name ("" namespace for cluster-scoped
@@ -44,13 +51,16 @@ func (l *ListCache[O]) Lookup(ctx context.Context, namespace, name string) (obj 
 
 // Items returns every object of the list by namespace/name (for callers
 // that group them, e.g. by namespace); callers must not modify them. A nil
-// ListCache returns ok false.
+// ListCache, or one whose list the API server refused, returns ok false.
 func (l *ListCache[O]) Items(ctx context.Context) (byName map[string]O, ok bool, err error) {
-	if l == nil {
+	if l == nil || l.forbidden.Load() {
 		return nil, false, nil
 	}
 	byName, err = l.cache.Get(ctx, struct{}{}, func(ctx context.Context) (map[string]O, error) {
 		items, err := l.list(ctx)
+		if apierrors.IsForbidden(err) {
+			l.forbidden.Store(true)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func ns(name string) *corev1.Namespace {
@@ -66,6 +68,20 @@ func TestListCache(t *testing.T) {
 	}
 	if diff := cmp.Diff(int32(4), lists.Load()); diff != "" {
 		t.Errorf("lists (-want +got):\n%s", diff)
+	}
+	// A list the API server refuses is not asked for again: the reads go
+	// straight to GETs.
+	forbidden := Listed(c, "ServiceAccount", func(context.Context) ([]*corev1.ServiceAccount, error) {
+		lists.Add(1)
+		return nil, apierrors.NewForbidden(schema.GroupResource{Resource: "serviceaccounts"}, "", errors.New("RBAC: list not allowed"))
+	})
+	for range 3 {
+		if _, listed, _ := forbidden.Lookup(ctx, "team-a", "trainer"); listed {
+			t.Error("listed from a refused list")
+		}
+	}
+	if diff := cmp.Diff(int32(5), lists.Load()); diff != "" {
+		t.Errorf("lists after a refusal (-want +got):\n%s", diff)
 	}
 	var off *ListCache[*corev1.Namespace]
 	off.Invalidate()

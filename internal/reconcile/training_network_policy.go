@@ -70,17 +70,15 @@ func (t TrainingNetworkPolicies) Observe(ctx context.Context, ref Ref) (spec.Tra
 }
 
 // listed picks the namespace's owned objects out of List; ok is false when
-// there is no List or it failed.
+// there is no List, or it failed or was refused (then Observe lists the
+// namespace itself).
 func (t TrainingNetworkPolicies) listed(ctx context.Context, ns string) (owned []networkingv1.NetworkPolicy, ok bool) {
-	if t.List == nil {
+	all, ok, err := t.List.Items(ctx)
+	if !ok || err != nil {
 		return nil, false
 	}
 	for _, name := range netpol.Names {
-		o, listed, err := t.List.Lookup(ctx, ns, name)
-		if err != nil {
-			return nil, false
-		}
-		if listed && o.DeletionTimestamp == nil {
+		if o, listed := all[ns+"/"+name]; listed && o.DeletionTimestamp == nil {
 			owned = append(owned, *o)
 		}
 	}
