@@ -15,9 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
-	kueuefake "sigs.k8s.io/kueue/client-go/clientset/versioned/fake"
 
-	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueue"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -222,31 +220,5 @@ func TestProvisioningAdmissionChecks(t *testing.T) {
 	}
 	if _, found, err := f.rec.Observe(ctx, ref); err != nil || found {
 		t.Errorf("Observe after delete: found=%v err=%v", found, err)
-	}
-}
-
-func TestAdmissionCheckUsers(t *testing.T) {
-	t.Parallel()
-	queue := func(name string, checks ...string) *kueuev1beta2.ClusterQueue {
-		q := &kueuev1beta2.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		if len(checks) > 0 {
-			q.Spec.AdmissionChecksStrategy = &kueuev1beta2.AdmissionChecksStrategy{}
-			for _, c := range checks {
-				q.Spec.AdmissionChecksStrategy.AdmissionChecks = append(q.Spec.AdmissionChecksStrategy.AdmissionChecks,
-					kueuev1beta2.AdmissionCheckStrategyRule{Name: kueuev1beta2.AdmissionCheckReference(c)})
-			}
-		}
-		return q
-	}
-	leaving := queue("leaving", "dws")
-	leaving.DeletionTimestamp = &metav1.Time{Time: time.Now()}
-	leaving.Finalizers = []string{"kueue.x-k8s.io/resource-in-use"}
-	c := &kube.Client{Kueue: kueuefake.NewSimpleClientset(queue("vision", "other", "dws"), queue("nlp", "other"), queue("plain"), leaving)}
-	got, err := admissionCheckUsers(context.Background(), c, "dws")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"ClusterQueue vision"}, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
