@@ -149,11 +149,25 @@ func (r Result) Criteria() []Criterion {
 	rss := ratio(float64(hi.RSS()), float64(lo.RSS()))
 	out = append(out,
 		Criterion{fmt.Sprintf("plan wall time N=%d ≤ %.0f × N=%d", hi.Teams, MaxWallRatio, lo.Teams), wall <= MaxWallRatio,
-			fmt.Sprintf("%s / %s = %.2f", secs(hi.Wall()), secs(lo.Wall()), wall)},
+			fmt.Sprintf("%s / %s = %.2f%s", secs(hi.Wall()), secs(lo.Wall()), wall, roundRatios(lo, hi))},
 		Criterion{fmt.Sprintf("provider peak RSS N=%d ≤ %.2f × N=%d", hi.Teams, MaxRSSRatio, lo.Teams), rss <= MaxRSSRatio,
 			fmt.Sprintf("%s / %s = %.2f", mib(hi.RSS()), mib(lo.RSS()), rss)},
 	)
 	return out
+}
+
+// roundRatios lists the wall ratio of each round (the plans of one round
+// ran one after the other, so they saw the machine at the same speed).
+func roundRatios(lo, hi Scale) string {
+	n := min(len(lo.Runs), len(hi.Runs))
+	if n < 2 {
+		return ""
+	}
+	parts := make([]string, n)
+	for i := range n {
+		parts[i] = fmt.Sprintf("%.2f", ratio(float64(hi.Runs[i].Wall), float64(lo.Runs[i].Wall)))
+	}
+	return " (each round: " + strings.Join(parts, ", ") + ")"
 }
 
 // Pass reports whether every criterion holds.

@@ -1,0 +1,35 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The wall criterion compares medians and shows each round's ratio, so a
+// reader sees how much the machine's speed moved the result.
+func TestWallCriterion(t *testing.T) {
+	t.Parallel()
+	scale := func(teams int, walls ...time.Duration) Scale {
+		s := Scale{Teams: teams}
+		for _, w := range walls {
+			s.Runs = append(s.Runs, Run{Wall: w, ProviderMaxRSS: 80 << 20})
+		}
+		return s
+	}
+	r := Result{Scales: []Scale{
+		scale(10, 1000*time.Millisecond, 1200*time.Millisecond, 1100*time.Millisecond),
+		scale(100, 3000*time.Millisecond, 3900*time.Millisecond, 3200*time.Millisecond),
+	}}
+	var got Criterion
+	for _, c := range r.Criteria() {
+		if c.Name == "plan wall time N=100 ≤ 3 × N=10" {
+			got = c
+		}
+	}
+	want := Criterion{"plan wall time N=100 ≤ 3 × N=10", true, "3.20 s / 1.10 s = 2.91 (each round: 3.00, 3.25, 2.91)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
