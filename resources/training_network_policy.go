@@ -79,8 +79,8 @@ func (r *TrainingNetworkPolicy) Schema(_ context.Context, _ resource.SchemaReque
 					"`" + netpol.MetadataServerV1 + "` TCP 987 and 988. Default `true`."},
 			"google_apis": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("private"),
 				Validators: []validator.String{stringvalidator.OneOf(spec.GoogleAPIsChoices...)},
-				MarkdownDescription: "Private Google Access VIPs reachable on TCP 443: `private` (`private.googleapis.com`, `" + netpol.PrivateGoogle + "`), " +
-					"`restricted` (`restricted.googleapis.com`, `" + netpol.RestrictedGoogle + "`, for VPC Service Controls), `both` or `none`. Default `private`."},
+				MarkdownDescription: "Private Google Access VIPs reachable on TCP 443: `private` (`private.googleapis.com`, `" + netpol.PrivateGoogle + "` and `" + netpol.PrivateGoogleV6 + "`), " +
+					"`restricted` (`restricted.googleapis.com`, `" + netpol.RestrictedGoogle + "` and `" + netpol.RestrictedGoogleV6 + "`, for VPC Service Controls), `both` or `none`. Default `private`."},
 			"public_https_egress": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				MarkdownDescription: "Egress to the internet on TCP 443 (model hubs): `0.0.0.0/0` except `" + strings.Join(netpol.PublicExcept, "`, `") +
 					"`. Default `false`."},

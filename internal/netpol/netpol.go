@@ -45,6 +45,9 @@ const (
 	MetadataServerV1 = "169.254.169.252/32" // gke-metadata-server on Dataplane V1
 	PrivateGoogle    = "199.36.153.8/30"    // private.googleapis.com
 	RestrictedGoogle = "199.36.153.4/30"    // restricted.googleapis.com
+	// The same VIPs over IPv6 (dual-stack clusters), in canonical form.
+	PrivateGoogleV6    = "2600:2d00:2:2000::/64" // private.googleapis.com
+	RestrictedGoogleV6 = "2600:2d00:2:1000::/64" // restricted.googleapis.com
 	NamespaceLabel   = "kubernetes.io/metadata.name"
 )
 
@@ -93,11 +96,11 @@ func Render(s spec.TrainingNetworkPolicy) []networkingv1.NetworkPolicy {
 	var google []string
 	switch s.GoogleAPIs {
 	case "private":
-		google = []string{PrivateGoogle}
+		google = []string{PrivateGoogle, PrivateGoogleV6}
 	case "restricted":
-		google = []string{RestrictedGoogle}
+		google = []string{RestrictedGoogle, RestrictedGoogleV6}
 	case "both":
-		google = []string{PrivateGoogle, RestrictedGoogle}
+		google = []string{PrivateGoogle, PrivateGoogleV6, RestrictedGoogle, RestrictedGoogleV6}
 	}
 	if len(google) > 0 {
 		out = append(out, object(s.Namespace, AllowGoogleAPIs, networkingv1.NetworkPolicySpec{

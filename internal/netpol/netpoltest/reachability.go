@@ -88,6 +88,11 @@ func Matrix(cfg Config) []Case {
 		// the VIPs are public addresses: public HTTPS egress reaches them too
 		out("restricted.googleapis.com 199.36.153.4:443", ip("199.36.153.4"), 443, tcp, restricted || cfg.PublicHTTPSEgress),
 		out("private.googleapis.com 199.36.153.8:80", ip("199.36.153.8"), 80, tcp, false),
+		// over IPv6 (dual-stack clusters); public HTTPS egress is IPv4 only
+		out("private.googleapis.com [2600:2d00:2:2000::1]:443", ip("2600:2d00:2:2000::1"), 443, tcp, private),
+		out("restricted.googleapis.com [2600:2d00:2:1000::1]:443", ip("2600:2d00:2:1000::1"), 443, tcp, restricted),
+		out("private.googleapis.com [2600:2d00:2:2000::1]:80", ip("2600:2d00:2:2000::1"), 80, tcp, false),
+		out("[2600:2d00:2:3000::1]:443, outside both", ip("2600:2d00:2:3000::1"), 443, tcp, false),
 		out("8.8.8.8:443", ip("8.8.8.8"), 443, tcp, cfg.PublicHTTPSEgress),
 		out("8.8.8.8:80", ip("8.8.8.8"), 80, tcp, false),
 		out("10.0.0.5:443", ip("10.0.0.5"), 443, tcp, false),

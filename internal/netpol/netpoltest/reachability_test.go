@@ -147,9 +147,9 @@ func redundant(config, mutation string) (string, bool) {
 	case mutation == "drop object "+netpol.DefaultDeny && config != lockdown:
 		return "allow-same-namespace selects every pod for ingress and egress, so it denies the rest too; " +
 			"the lockdown configuration proves the default deny", true
-	case config == "public https" && (mutation == "drop object "+netpol.AllowGoogleAPIs ||
-		mutation == netpol.AllowGoogleAPIs+": drop egress rule 0"):
-		return "the Google API VIPs are public addresses on 443, which public HTTPS egress allows", true
+	case config == "public https" && mutation == netpol.AllowGoogleAPIs+": egress rule 0 drop peer 0":
+		return "the IPv4 Google API VIPs are public addresses on 443, which public HTTPS egress allows " +
+			"(it is IPv4 only, so dropping the IPv6 VIPs or the whole object is caught)", true
 	}
 	return "", false
 }
