@@ -48,7 +48,7 @@ const (
 	// The same VIPs over IPv6 (dual-stack clusters), in canonical form.
 	PrivateGoogleV6    = "2600:2d00:2:2000::/64" // private.googleapis.com
 	RestrictedGoogleV6 = "2600:2d00:2:1000::/64" // restricted.googleapis.com
-	NamespaceLabel   = "kubernetes.io/metadata.name"
+	NamespaceLabel     = "kubernetes.io/metadata.name"
 )
 
 // PublicExcept are the ranges public HTTPS egress never reaches: RFC 1918,
