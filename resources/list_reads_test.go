@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/sync/errgroup"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
@@ -119,5 +121,73 @@ func TestAccListReadsNeverStale(t *testing.T) {
 	}
 	if got, found, err := classes.Observe(ctx, ref); err != nil || found {
 		t.Fatalf("after delete, read %+v found=%v err=%v", got, found, err)
+	}
+}
+
+// On a cluster where the provider may read its objects but not list them
+// cluster-wide (RBAC bound per namespace), reads still find them: a kind
+// whose LIST is refused is read with GETs from then on (no refused LIST
+// before each), and network policies list their namespace instead. Against
+// the real API server, as a user with a namespaced Role.
+func TestAccListReadsUnderNamespacedRBAC(t *testing.T) {
+	t.Parallel()
+	e := acctest.Env(t)
+	ctx := context.Background()
+	const ns, user = "acc-rbac-reads", "acc-rbac-reader"
+	givenNamespace(t, ns)
+	admin, err := kube.New(e.REST, "rbac-test-admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	policies := reconcile.NewTrainingNetworkPolicies(admin)
+	queues := reconcile.NewLocalQueues(admin)
+	ref := reconcile.Ref{Namespace: ns, Name: "gpu"}
+	if _, err := policies.Apply(ctx, reconcile.Ref{Namespace: ns}, spec.DefaultTrainingNetworkPolicy(ns)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := queues.Apply(ctx, ref, spec.LocalQueue{Namespace: ns, Name: "gpu", ClusterQueue: "acc-rbac-cq"}); err != nil {
+		t.Fatal(err)
+	}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: ns}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"localqueues"}, Verbs: []string{"get"}},
+	}}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: user},
+		Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}}}
+	if _, err := admin.Core.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Core.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	counter := &requestCounter{n: map[string]int{}}
+	cfg := rest.CopyConfig(e.REST)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
+	reader, err := kube.New(cfg, "rbac-test-reader")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader.EnableListReads()
+
+	for i := range 2 { // the second read after the refusal is remembered
+		got, found, err := reconcile.NewTrainingNetworkPolicies(reader).Observe(ctx, reconcile.Ref{Namespace: ns})
+		if err != nil || !found || !got.DNS || !got.MetadataServer || got.GoogleAPIs != "private" {
+			t.Errorf("read %d of the network policies without cluster-wide list: %+v found=%v err=%v", i, got, found, err)
+		}
+	}
+	const lqPath = "/apis/kueue.x-k8s.io/v1beta2/localqueues"
+	for i := range 3 {
+		counter.take()
+		q, found, err := reconcile.NewLocalQueues(reader).Observe(ctx, ref)
+		if err != nil || !found || q.ClusterQueue != "acc-rbac-cq" {
+			t.Fatalf("read %d of the LocalQueue without list: %+v found=%v err=%v", i, q, found, err)
+		}
+		lists := counter.take()["GET "+lqPath]
+		if want := map[bool]int{true: 1, false: 0}[i == 0]; lists != want {
+			t.Errorf("read %d tried the cluster-wide LIST %d times, want %d (a refused list is not tried again)", i, lists, want)
+		}
 	}
 }
