@@ -1,0 +1,87 @@
+package acctest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// CLI runs the real Terraform CLI in a directory, with the provider built
+// from this tree registered through dev_overrides (no registry, no init).
+type CLI struct {
+	t   testing.TB
+	ctx context.Context
+	tf  string
+	Dir string
+	Env []string
+}
+
+// NewCLI builds the provider from root (the repository) and prepares a CLI
+// for a fresh working directory, with env added to the environment (e.g.
+// MLPLATFORM_* settings for the example's empty provider block). It skips
+// the test when no Terraform CLI is found.
+func NewCLI(ctx context.Context, t testing.TB, root string, env ...string) *CLI {
+	t.Helper()
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		var err error
+		if tf, err = exec.LookPath("terraform"); err != nil {
+			t.Skip("no terraform on PATH and TF_ACC_TERRAFORM_PATH unset")
+		}
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "bin")
+	build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(bin, "terraform-provider-mlplatform"), ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
+	rc := "provider_installation {\n  dev_overrides {\n" +
+		"    \"registry.terraform.io/mlplatform/mlplatform\" = \"" + bin + "\"\n" +
+		"    \"registry.opentofu.org/mlplatform/mlplatform\" = \"" + bin + "\"\n" +
+		"  }\n  direct {}\n}\n"
+	if err := os.WriteFile(filepath.Join(tmp, "terraformrc"), []byte(rc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "work")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return &CLI{t: t, ctx: ctx, tf: tf, Dir: dir, Env: append(append(os.Environ(),
+		"TF_CLI_CONFIG_FILE="+filepath.Join(tmp, "terraformrc"), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"), env...)}
+}
+
+// Run runs terraform with args and returns its stdout; the test fails on a
+// non-zero exit.
+func (c *CLI) Run(args ...string) []byte {
+	c.t.Helper()
+	out, code := c.RunCode(args...)
+	if code != 0 {
+		c.t.Fatalf("terraform %v exited %d:\n%s", args, code, out)
+	}
+	return out
+}
+
+// RunCode runs terraform with args and returns its output (stdout, then
+// stderr) and exit code, for commands whose exit code is the result (plan
+// -detailed-exitcode).
+func (c *CLI) RunCode(args ...string) ([]byte, int) {
+	c.t.Helper()
+	cmd := exec.CommandContext(c.ctx, c.tf, args...)
+	cmd.Dir, cmd.Env = c.Dir, c.Env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return append(out, stderr.Bytes()...), exit.ExitCode()
+	case err != nil:
+		c.t.Fatalf("terraform %v: %v", args, err)
+	}
+	return out, 0
+}
