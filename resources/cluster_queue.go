@@ -143,7 +143,7 @@ func (r *ClusterQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 
 func (r *ClusterQueue) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m clusterQueueModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -72,21 +71,21 @@ var (
 	admissionCheckType = types.ObjectType{AttrTypes: map[string]attr.Type{"on_flavors": types.ListType{ElemType: types.StringType}}}
 )
 
-func objectAs[T any](ctx context.Context, o types.Object, diags *diag.Diagnostics) (T, bool) {
+func objectAs[T any](_ context.Context, o types.Object, diags *diag.Diagnostics) (T, bool) {
 	var out T
 	if o.IsNull() || o.IsUnknown() {
 		return out, false
 	}
-	diags.Append(o.As(ctx, &out, basetypes.ObjectAsOptions{UnhandledNullAsEmpty: true, UnhandledUnknownAsEmpty: true})...)
+	diags.Append(objectInto(o, &out)...)
 	return out, !diags.HasError()
 }
 
-func stringList(ctx context.Context, l types.List, diags *diag.Diagnostics) []string {
+func stringList(_ context.Context, l types.List, diags *diag.Diagnostics) []string {
 	if l.IsNull() || l.IsUnknown() {
 		return nil
 	}
 	var vals []types.String
-	diags.Append(l.ElementsAs(ctx, &vals, false)...)
+	diags.Append(elementsInto(l.Elements(), &vals)...)
 	out := make([]string, 0, len(vals))
 	for _, v := range vals {
 		out = append(out, v.ValueString()) // unknown reads as ""; see stringMap
@@ -107,7 +106,7 @@ func (m clusterQueueModel) toSpec(ctx context.Context, diags *diag.Diagnostics) 
 		q.NamespaceSelector = &spec.LabelSelector{MatchLabels: stringMap(ctx, sel.MatchLabels, diags)}
 		var reqs []selectorRequirementModel
 		if !sel.MatchExpressions.IsNull() && !sel.MatchExpressions.IsUnknown() {
-			diags.Append(sel.MatchExpressions.ElementsAs(ctx, &reqs, false)...)
+			diags.Append(elementsInto(sel.MatchExpressions.Elements(), &reqs)...)
 		}
 		for _, r := range reqs {
 			q.NamespaceSelector.MatchExpressions = append(q.NamespaceSelector.MatchExpressions, spec.SelectorRequirement{
@@ -128,7 +127,7 @@ func (m clusterQueueModel) toSpec(ctx context.Context, diags *diag.Diagnostics) 
 	}
 	if !m.AdmissionChecks.IsNull() && !m.AdmissionChecks.IsUnknown() {
 		checks := map[string]admissionCheckModel{}
-		diags.Append(m.AdmissionChecks.ElementsAs(ctx, &checks, false)...)
+		diags.Append(mapInto(m.AdmissionChecks, &checks)...)
 		q.AdmissionChecks = map[string][]string{}
 		for name, c := range checks {
 			q.AdmissionChecks[name] = stringList(ctx, c.OnFlavors, diags)
@@ -180,31 +179,31 @@ func clusterQueueState(ctx context.Context, s spec.ClusterQueue, prior clusterQu
 		for _, r := range sel.MatchExpressions {
 			vals := types.ListNull(types.StringType)
 			if len(r.Values) > 0 {
-				vals, _ = types.ListValueFrom(ctx, types.StringType, r.Values)
+				vals = stringListValue(r.Values)
 			}
 			reqs = append(reqs, selectorRequirementModel{Key: types.StringValue(r.Key), Operator: types.StringValue(r.Operator), Values: vals})
 		}
 		exprs := types.ListNull(selectorRequirementType)
 		if len(reqs) > 0 {
 			var d diag.Diagnostics
-			exprs, d = types.ListValueFrom(ctx, selectorRequirementType, reqs)
+			exprs, d = listOfModels(selectorRequirementType, reqs)
 			diags.Append(d...)
 		} else if !priorSel.MatchExpressions.IsNull() && !priorSel.MatchExpressions.IsUnknown() && len(priorSel.MatchExpressions.Elements()) == 0 {
 			exprs = types.ListValueMust(selectorRequirementType, nil)
 		}
-		obj, d := types.ObjectValueFrom(ctx, selectorType.AttrTypes, selectorModel{
+		obj, d := modelObject(selectorType.AttrTypes, selectorModel{
 			MatchLabels: stringMapState(ctx, sel.MatchLabels, priorSel.MatchLabels, diags), MatchExpressions: exprs})
 		diags.Append(d...)
 		m.NamespaceSelector = obj
 	}
-	borrow, d := types.ObjectValueFrom(ctx, borrowType.AttrTypes, borrowWithinCohortModel{
+	borrow, d := modelObject(borrowType.AttrTypes, borrowWithinCohortModel{
 		Policy: types.StringValue(s.Preemption.BorrowWithinCohortPolicy), MaxPriorityThreshold: types.Int64PointerValue(s.Preemption.BorrowMaxPriorityThreshold)})
 	diags.Append(d...)
-	m.Preemption, d = types.ObjectValueFrom(ctx, preemptionType.AttrTypes, preemptionModel{
+	m.Preemption, d = modelObject(preemptionType.AttrTypes, preemptionModel{
 		ReclaimWithinCohort: types.StringValue(s.Preemption.ReclaimWithinCohort), WithinClusterQueue: types.StringValue(s.Preemption.WithinClusterQueue),
 		BorrowWithinCohort: borrow})
 	diags.Append(d...)
-	m.FlavorFungibility, d = types.ObjectValueFrom(ctx, fungibilityType.AttrTypes, fungibilityModel{
+	m.FlavorFungibility, d = modelObject(fungibilityType.AttrTypes, fungibilityModel{
 		WhenCanBorrow: types.StringValue(s.FlavorFungibility.WhenCanBorrow), WhenCanPreempt: types.StringValue(s.FlavorFungibility.WhenCanPreempt),
 		Preference: optString(s.FlavorFungibility.Preference)})
 	diags.Append(d...)
@@ -213,11 +212,11 @@ func clusterQueueState(ctx context.Context, s spec.ClusterQueue, prior clusterQu
 		for name := range s.AdmissionChecks {
 			on := types.ListNull(types.StringType)
 			if len(s.AdmissionChecks[name]) > 0 {
-				on, _ = types.ListValueFrom(ctx, types.StringType, s.AdmissionChecks[name])
+				on = stringListValue(s.AdmissionChecks[name])
 			}
 			checks[name] = admissionCheckModel{OnFlavors: on}
 		}
-		m.AdmissionChecks, d = types.MapValueFrom(ctx, admissionCheckType, checks)
+		m.AdmissionChecks, d = mapOfModels(admissionCheckType, checks)
 		diags.Append(d...)
 	}
 	return m

@@ -321,7 +321,7 @@ func (locationPolicyDefault) PlanModifyString(ctx context.Context, req planmodif
 
 func (r *GPUPool) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m gpuPoolModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -337,7 +337,7 @@ func (r *GPUPool) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 		return // destroy
 	}
 	var plan gpuPoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -374,7 +374,7 @@ func (r *GPUPool) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 
 	if !req.State.Raw.IsNull() {
 		var state gpuPoolModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -409,7 +409,7 @@ func (r *GPUPool) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 		}
 	}
 	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, plan)...)
 }
 
 // wantEffectiveLabels is what effective_labels must be after an apply that
@@ -463,7 +463,7 @@ func gpuPoolError(diags *diag.Diagnostics, summary string, err error) {
 
 func (r *GPUPool) desired(ctx context.Context, plan tfsdk.Plan, diags *diag.Diagnostics) (gpuPoolModel, spec.GPUPool, bool) {
 	var m gpuPoolModel
-	diags.Append(plan.Get(ctx, &m)...)
+	diags.Append(getModel(ctx, plan, &m)...)
 	if diags.HasError() {
 		return m, spec.GPUPool{}, false
 	}
@@ -510,7 +510,7 @@ func (r *GPUPool) write(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State
 		gpuPoolError(diags, "Could Not "+verb+" GPU Pool "+p.Name, err)
 		return
 	}
-	diags.Append(state.Set(ctx, r.state(ctx, got, m, diags))...)
+	diags.Append(setState(ctx, state, r.state(ctx, got, m, diags))...)
 }
 
 // state is gpuPoolState with the cost estimate from the provider's prices.
@@ -530,7 +530,7 @@ func (r *GPUPool) prices() pricing.Table {
 
 func (r *GPUPool) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var m gpuPoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.State, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -551,12 +551,12 @@ func (r *GPUPool) Read(ctx context.Context, req resource.ReadRequest, resp *reso
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, r.state(ctx, got, m, &resp.Diagnostics))...)
+	resp.Diagnostics.Append(setState(ctx, &resp.State, r.state(ctx, got, m, &resp.Diagnostics))...)
 }
 
 func (r *GPUPool) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var m gpuPoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.State, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

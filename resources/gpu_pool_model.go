@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
@@ -87,17 +86,17 @@ var (
 	poolTaintType   = types.ObjectType{AttrTypes: map[string]attr.Type{"value": types.StringType, "effect": types.StringType}}
 )
 
-// objectAs reads a nested object; null or unknown leaves out untouched.
-func poolObjectAs(ctx context.Context, o types.Object, out any, diags *diag.Diagnostics) bool {
+// poolObjectAs reads a nested object; null or unknown leaves out untouched.
+func poolObjectAs(_ context.Context, o types.Object, out any, diags *diag.Diagnostics) bool {
 	if o.IsNull() || o.IsUnknown() {
 		return false
 	}
-	diags.Append(o.As(ctx, out, basetypes.ObjectAsOptions{UnhandledNullAsEmpty: true, UnhandledUnknownAsEmpty: true})...)
+	diags.Append(objectInto(o, out)...)
 	return true
 }
 
-func objectValue(ctx context.Context, types_ map[string]attr.Type, v any, diags *diag.Diagnostics) types.Object {
-	o, d := types.ObjectValueFrom(ctx, types_, v)
+func objectValue(_ context.Context, types_ map[string]attr.Type, v any, diags *diag.Diagnostics) types.Object {
+	o, d := modelObject(types_, v)
 	diags.Append(d...)
 	return o
 }
@@ -149,7 +148,7 @@ func (m gpuPoolModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.
 	}
 	if !m.Taints.IsNull() && !m.Taints.IsUnknown() {
 		ts := map[string]poolTaintModel{}
-		diags.Append(m.Taints.ElementsAs(ctx, &ts, false)...)
+		diags.Append(mapInto(m.Taints, &ts)...)
 		for k, t := range ts {
 			p.Taints = append(p.Taints, spec.Taint{Key: k, Value: t.Value.ValueString(), Effect: t.Effect.ValueString()})
 		}
@@ -259,7 +258,7 @@ func gpuPoolState(ctx context.Context, o reconcile.ObservedGPUPool, prior gpuPoo
 		for _, t := range s.Taints {
 			ts[t.Key] = poolTaintModel{Value: optString(t.Value), Effect: types.StringValue(t.Effect)}
 		}
-		v, d := types.MapValueFrom(ctx, poolTaintType, ts)
+		v, d := mapOfModels(poolTaintType, ts)
 		diags.Append(d...)
 		m.Taints = v
 	} else if !prior.Taints.IsNull() && !prior.Taints.IsUnknown() && len(prior.Taints.Elements()) == 0 {

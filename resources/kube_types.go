@@ -65,7 +65,7 @@ func taintsFromList(ctx context.Context, l types.List, diags *diag.Diagnostics) 
 		return nil
 	}
 	var ms []taintModel
-	diags.Append(l.ElementsAs(ctx, &ms, false)...)
+	diags.Append(elementsInto(l.Elements(), &ms)...)
 	out := make([]spec.Taint, 0, len(ms))
 	for _, m := range ms {
 		out = append(out, spec.Taint{Key: m.Key.ValueString(), Value: m.Value.ValueString(), Effect: m.Effect.ValueString()})
@@ -78,7 +78,7 @@ func tolerationsFromList(ctx context.Context, l types.List, diags *diag.Diagnost
 		return nil
 	}
 	var ms []tolerationModel
-	diags.Append(l.ElementsAs(ctx, &ms, false)...)
+	diags.Append(elementsInto(l.Elements(), &ms)...)
 	out := make([]spec.Toleration, 0, len(ms))
 	for _, m := range ms {
 		t := spec.Toleration{Key: m.Key.ValueString(), Operator: m.Operator.ValueString(), Value: m.Value.ValueString(), Effect: m.Effect.ValueString()}
@@ -106,7 +106,7 @@ func taintsToList(ctx context.Context, ts []spec.Taint, prior types.List, diags 
 	for _, t := range ts {
 		ms = append(ms, taintModel{Key: types.StringValue(t.Key), Value: optString(t.Value), Effect: types.StringValue(t.Effect)})
 	}
-	l, d := types.ListValueFrom(ctx, taintType, ms)
+	l, d := listOfModels(taintType, ms)
 	diags.Append(d...)
 	return l
 }
@@ -121,7 +121,7 @@ func tolerationsToList(ctx context.Context, ts []spec.Toleration, prior types.Li
 			TolerationSeconds: types.Int64PointerValue(t.TolerationSeconds)}
 		ms = append(ms, m)
 	}
-	l, d := types.ListValueFrom(ctx, tolerationType, ms)
+	l, d := listOfModels(tolerationType, ms)
 	diags.Append(d...)
 	return l
 }
@@ -142,7 +142,7 @@ func stringMap(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[st
 		return nil
 	}
 	vals := map[string]types.String{}
-	diags.Append(m.ElementsAs(ctx, &vals, false)...)
+	diags.Append(mapInto(m, &vals)...)
 	out := make(map[string]string, len(vals))
 	for k, v := range vals {
 		out[k] = v.ValueString()
@@ -150,16 +150,14 @@ func stringMap(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[st
 	return out
 }
 
-func stringMapState(ctx context.Context, m map[string]string, prior types.Map, diags *diag.Diagnostics) types.Map {
+func stringMapState(_ context.Context, m map[string]string, prior types.Map, _ *diag.Diagnostics) types.Map {
 	if len(m) == 0 {
 		if !prior.IsNull() && !prior.IsUnknown() && len(prior.Elements()) == 0 {
 			return types.MapValueMust(types.StringType, map[string]attr.Value{})
 		}
 		return types.MapNull(types.StringType)
 	}
-	v, d := types.MapValueFrom(ctx, types.StringType, m)
-	diags.Append(d...)
-	return v
+	return stringMapValue(m)
 }
 
 // fullyKnown reports whether v and everything inside it is known, so

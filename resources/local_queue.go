@@ -90,7 +90,7 @@ func (r *LocalQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp *r
 
 func (r *LocalQueue) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m localQueueModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
 	if !resp.Diagnostics.HasError() {
 		addSpecErrors(&resp.Diagnostics, m.toSpec().Validate(), m.known(ctx))
 	}

@@ -71,7 +71,7 @@ func (c *objectCRUD[M, S]) kube(ctx context.Context, diags *diag.Diagnostics) (*
 // apply makes the cluster match the plan and records what the server holds.
 func (c *objectCRUD[M, S]) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
 	var m M
-	diags.Append(plan.Get(ctx, &m)...)
+	diags.Append(getModel(ctx, plan, &m)...)
 	if diags.HasError() {
 		return
 	}
@@ -94,7 +94,7 @@ func (c *objectCRUD[M, S]) apply(ctx context.Context, plan tfsdk.Plan, state *tf
 		diagnostics.Error(diags, "Could Not Apply "+c.kind+" "+ref.String(), err)
 		return
 	}
-	diags.Append(state.Set(ctx, c.toState(ctx, got, m, diags))...)
+	diags.Append(setState(ctx, state, c.toState(ctx, got, m, diags))...)
 	if c.afterApply != nil && !diags.HasError() {
 		if err := c.afterApply(ctx, kc, m, desired); err != nil {
 			diagnostics.Error(diags, c.kind+" "+ref.String()+" Is Not Active", err)
@@ -105,7 +105,7 @@ func (c *objectCRUD[M, S]) apply(ctx context.Context, plan tfsdk.Plan, state *tf
 // read refreshes state from the server, removing it when the object is gone.
 func (c *objectCRUD[M, S]) read(ctx context.Context, current tfsdk.State, state *tfsdk.State, diags *diag.Diagnostics) {
 	var m M
-	diags.Append(current.Get(ctx, &m)...)
+	diags.Append(getModel(ctx, current, &m)...)
 	if diags.HasError() {
 		return
 	}
@@ -132,13 +132,13 @@ func (c *objectCRUD[M, S]) read(ctx context.Context, current tfsdk.State, state 
 		// difference, drift included, is written below.
 		return
 	}
-	diags.Append(state.Set(ctx, next)...)
+	diags.Append(setState(ctx, state, next)...)
 }
 
 // delete deletes the object and waits until it is gone.
 func (c *objectCRUD[M, S]) delete(ctx context.Context, current tfsdk.State, diags *diag.Diagnostics) {
 	var m M
-	diags.Append(current.Get(ctx, &m)...)
+	diags.Append(getModel(ctx, current, &m)...)
 	if diags.HasError() {
 		return
 	}

@@ -107,7 +107,7 @@ func (r *ProvisioningAdmissionCheck) Schema(_ context.Context, _ resource.Schema
 
 func (r *ProvisioningAdmissionCheck) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m provisioningAdmissionCheckModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

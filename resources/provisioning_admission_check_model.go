@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -61,7 +60,7 @@ func (m provisioningAdmissionCheckModel) toSpec(ctx context.Context, diags *diag
 	}
 	if !m.RetryStrategy.IsNull() && !m.RetryStrategy.IsUnknown() {
 		var rm retryStrategyModel
-		diags.Append(m.RetryStrategy.As(ctx, &rm, basetypes.ObjectAsOptions{})...)
+		diags.Append(objectInto(m.RetryStrategy, &rm)...)
 		setKnown(&p.RetryStrategy.BackoffLimitCount, rm.BackoffLimitCount)
 		setKnown(&p.RetryStrategy.BackoffBaseSeconds, rm.BackoffBaseSeconds)
 		setKnown(&p.RetryStrategy.BackoffMaxSeconds, rm.BackoffMaxSeconds)

@@ -96,7 +96,7 @@ func (r *ResourceFlavor) Schema(_ context.Context, _ resource.SchemaRequest, res
 
 func (r *ResourceFlavor) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m resourceFlavorModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

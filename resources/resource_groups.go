@@ -144,27 +144,25 @@ func resourceGroupsToList(ctx context.Context, groups []spec.ResourceGroup, prio
 					BorrowingLimit: optString(r.BorrowingLimit), LendingLimit: optString(r.LendingLimit),
 				})
 			}
-			rl, d := types.ListValueFrom(ctx, resourceQuotaType, rms)
+			rl, d := listOfModels(resourceQuotaType, rms)
 			diags.Append(d...)
 			fms = append(fms, flavorQuotasModel{Name: types.StringValue(f.Name), Resources: rl})
 		}
-		cl, d := types.ListValueFrom(ctx, types.StringType, g.CoveredResources)
+		fl, d := listOfModels(flavorQuotasType, fms)
 		diags.Append(d...)
-		fl, d := types.ListValueFrom(ctx, flavorQuotasType, fms)
-		diags.Append(d...)
-		gms = append(gms, resourceGroupModel{CoveredResources: cl, Flavors: fl})
+		gms = append(gms, resourceGroupModel{CoveredResources: stringListValue(g.CoveredResources), Flavors: fl})
 	}
-	l, d := types.ListValueFrom(ctx, resourceGroupType, gms)
+	l, d := listOfModels(resourceGroupType, gms)
 	diags.Append(d...)
 	return l
 }
 
 // elementsAs reads a list's elements into target, reporting false (and
 // nothing) when the list is null or unknown.
-func elementsAs[T any](ctx context.Context, l types.List, target *[]T, diags *diag.Diagnostics) bool {
+func elementsAs[T any](_ context.Context, l types.List, target *[]T, diags *diag.Diagnostics) bool {
 	if l.IsNull() || l.IsUnknown() {
 		return false
 	}
-	diags.Append(l.ElementsAs(ctx, target, false)...)
+	diags.Append(elementsInto(l.Elements(), target)...)
 	return true
 }

@@ -98,7 +98,7 @@ func (r *TeamNamespace) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 
 func (r *TeamNamespace) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m teamNamespaceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -107,7 +107,7 @@ func (r *TrainingNetworkPolicy) Schema(_ context.Context, _ resource.SchemaReque
 
 func (r *TrainingNetworkPolicy) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m trainingNetworkPolicyModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -122,7 +122,7 @@ func (r *TrainingNetworkPolicy) ModifyPlan(ctx context.Context, req resource.Mod
 		return
 	}
 	var m trainingNetworkPolicyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Plan, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

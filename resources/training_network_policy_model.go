@@ -62,7 +62,7 @@ func (m trainingNetworkPolicyModel) toSpec(ctx context.Context, diags *diag.Diag
 	}
 	if !m.ExtraEgress.IsNull() && !m.ExtraEgress.IsUnknown() {
 		var rules []extraEgressModel
-		diags.Append(m.ExtraEgress.ElementsAs(ctx, &rules, false)...)
+		diags.Append(elementsInto(m.ExtraEgress.Elements(), &rules)...)
 		for _, r := range rules {
 			e := spec.EgressRule{Ports: portsOf(ctx, r.Ports, diags), Protocol: "TCP"}
 			if !r.CIDRs.IsNull() && !r.CIDRs.IsUnknown() {
@@ -76,7 +76,7 @@ func (m trainingNetworkPolicyModel) toSpec(ctx context.Context, diags *diag.Diag
 	}
 	if !m.IngressFromNamespaces.IsNull() && !m.IngressFromNamespaces.IsUnknown() {
 		var in map[string]ingressFromNamespaceModel
-		diags.Append(m.IngressFromNamespaces.ElementsAs(ctx, &in, false)...)
+		diags.Append(mapInto(m.IngressFromNamespaces, &in)...)
 		s.IngressFromNamespaces = map[string][]int32{}
 		for ns, v := range in {
 			s.IngressFromNamespaces[ns] = portsOf(ctx, v.Ports, diags)
@@ -90,7 +90,7 @@ func portsOf(ctx context.Context, l types.List, diags *diag.Diagnostics) []int32
 		return nil
 	}
 	var vs []types.Int64
-	diags.Append(l.ElementsAs(ctx, &vs, false)...)
+	diags.Append(elementsInto(l.Elements(), &vs)...)
 	out := make([]int32, 0, len(vs))
 	for _, v := range vs {
 		if v.IsNull() || v.IsUnknown() {
@@ -121,13 +121,11 @@ func (m trainingNetworkPolicyModel) plannedPolicies(ctx context.Context, diags *
 	return policiesValue(ctx, netpol.Hashes(netpol.Render(m.toSpec(ctx, diags))), diags)
 }
 
-func policiesValue(ctx context.Context, h map[string]string, diags *diag.Diagnostics) types.Map {
+func policiesValue(_ context.Context, h map[string]string, _ *diag.Diagnostics) types.Map {
 	if h == nil {
 		h = map[string]string{}
 	}
-	v, d := types.MapValueFrom(ctx, types.StringType, h)
-	diags.Append(d...)
-	return v
+	return stringMapValue(h)
 }
 
 // trainingNetworkPolicyState is what the server holds. Empty lists read as
@@ -145,7 +143,7 @@ func trainingNetworkPolicyState(ctx context.Context, s spec.TrainingNetworkPolic
 	}
 	var priorRules []extraEgressModel
 	if !prior.ExtraEgress.IsNull() && !prior.ExtraEgress.IsUnknown() {
-		diags.Append(prior.ExtraEgress.ElementsAs(ctx, &priorRules, false)...)
+		diags.Append(elementsInto(prior.ExtraEgress.Elements(), &priorRules)...)
 	}
 	if len(s.ExtraEgress) == 0 {
 		m.ExtraEgress = types.ListNull(extraEgressType)
@@ -169,7 +167,7 @@ func trainingNetworkPolicyState(ctx context.Context, s spec.TrainingNetworkPolic
 	}
 	var priorIn map[string]ingressFromNamespaceModel
 	if !prior.IngressFromNamespaces.IsNull() && !prior.IngressFromNamespaces.IsUnknown() {
-		diags.Append(prior.IngressFromNamespaces.ElementsAs(ctx, &priorIn, false)...)
+		diags.Append(mapInto(prior.IngressFromNamespaces, &priorIn)...)
 	}
 	if len(s.IngressFromNamespaces) == 0 {
 		m.IngressFromNamespaces = types.MapNull(ingressFromNamespaceType)

@@ -113,7 +113,7 @@ func (r *WorkloadIdentity) providerProject() string {
 
 func (r *WorkloadIdentity) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m workloadIdentityModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -132,9 +132,9 @@ func (r *WorkloadIdentity) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	var plan, state workloadIdentityModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Plan, &plan)...)
 	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
 	} else {
 		state.KSAUID = types.StringNull()
 	}
@@ -158,7 +158,7 @@ func (r *WorkloadIdentity) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		diagnostics.FieldErrors(&resp.Diagnostics, errs)
 		return
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan.planned(s, state))...)
+	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, plan.planned(s, state))...)
 	if !req.State.Raw.IsNull() && state.Project.ValueString() != s.Project {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
 	}
@@ -198,7 +198,7 @@ func (r *WorkloadIdentity) reconciler(ctx context.Context, forApply bool, diags 
 
 func (r *WorkloadIdentity) apply(ctx context.Context, plan tfsdk.Plan, prior *tfsdk.State, state *tfsdk.State, diags *diag.Diagnostics) {
 	var m workloadIdentityModel
-	diags.Append(plan.Get(ctx, &m)...)
+	diags.Append(getModel(ctx, plan, &m)...)
 	if diags.HasError() {
 		return
 	}
@@ -209,7 +209,7 @@ func (r *WorkloadIdentity) apply(ctx context.Context, plan tfsdk.Plan, prior *tf
 	var before *spec.WorkloadIdentity
 	if prior != nil {
 		var p workloadIdentityModel
-		diags.Append(prior.Get(ctx, &p)...)
+		diags.Append(getModel(ctx, prior, &p)...)
 		s := p.toSpec(ctx, r.providerProject(), diags)
 		before = &s
 	}
@@ -232,7 +232,7 @@ func (r *WorkloadIdentity) apply(ctx context.Context, plan tfsdk.Plan, prior *tf
 		// Something may have been written: record it, so Terraform marks the
 		// binding tainted and the next apply cleans up and starts over.
 	}
-	diags.Append(state.Set(ctx, workloadIdentityState(desired, st, m))...)
+	diags.Append(setState(ctx, state, workloadIdentityState(desired, st, m))...)
 }
 
 func (r *WorkloadIdentity) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -245,7 +245,7 @@ func (r *WorkloadIdentity) Update(ctx context.Context, req resource.UpdateReques
 
 func (r *WorkloadIdentity) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var m workloadIdentityModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.State, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -264,7 +264,7 @@ func (r *WorkloadIdentity) Read(ctx context.Context, req resource.ReadRequest, r
 		diagnostics.Error(&resp.Diagnostics, "Could Not Read Workload Identity "+s.Namespace+"/"+s.KSA, err)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, workloadIdentityState(s, st, m))...)
+	resp.Diagnostics.Append(setState(ctx, &resp.State, workloadIdentityState(s, st, m))...)
 }
 
 // completeImport fills an imported binding's settings from its KSA: created
@@ -296,7 +296,7 @@ func (r *WorkloadIdentity) completeImport(ctx context.Context, w reconcile.Workl
 
 func (r *WorkloadIdentity) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var m workloadIdentityModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.State, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

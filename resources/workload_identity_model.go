@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
@@ -56,7 +55,7 @@ func (m workloadIdentityModel) toSpec(ctx context.Context, project string, diags
 	}
 	if !m.CreateGSA.IsNull() && !m.CreateGSA.IsUnknown() {
 		var c createGSAModel
-		diags.Append(m.CreateGSA.As(ctx, &c, basetypes.ObjectAsOptions{})...)
+		diags.Append(objectInto(m.CreateGSA, &c)...)
 		s.CreateGSA = &spec.GoogleServiceAccount{AccountID: c.AccountID.ValueString(), DisplayName: c.DisplayName.ValueString(), Description: c.Description.ValueString()}
 		if s.GSAEmail == spec.GSAEmail(s.Project, s.CreateGSA.AccountID) {
 			s.GSAEmail = "" // computed from account_id (plan, state), not configured

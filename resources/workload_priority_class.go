@@ -79,7 +79,7 @@ func (r *WorkloadPriorityClass) Schema(_ context.Context, _ resource.SchemaReque
 
 func (r *WorkloadPriorityClass) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m workloadPriorityClassModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
