@@ -92,15 +92,17 @@ func main() {
 }
 
 type bencher struct {
-	env    *testenv.Env
-	tf     string
-	work   string
-	tfEnv  []string
-	rusage string
-	audit  string
-	kube   kubernetes.Interface
-	kueue  kueueclient.Interface
-	logf   func(format string, args ...any)
+	env  *testenv.Env
+	tf   string
+	work string
+	// baseline is the working directory of bench.Baseline, Terraform alone.
+	baseline string
+	tfEnv    []string
+	rusage   string
+	audit    string
+	kube     kubernetes.Interface
+	kueue    kueueclient.Interface
+	logf     func(format string, args ...any)
 }
 
 func run(ctx context.Context, teamList string, runs int, provider string) (bench.Result, error) {
@@ -184,6 +186,12 @@ func run(ctx context.Context, teamList string, runs int, provider string) (bench
 			logf("N=%d plan %d/%d: %.2fs wall, %.2fs CPU, provider %.1f MiB, %d kube + %d GKE/IAM requests, changes=%v",
 				ns[i], run+1, runs, r.Wall.Seconds(), r.CPU.Seconds(), float64(r.ProviderMaxRSS)/(1<<20), r.Kube.Total(), r.GCP.Total(), r.Changes)
 			res.Scales[i].Runs = append(res.Scales[i].Runs, r)
+			wall, err := b.planBaseline(ctx)
+			if err != nil {
+				return res, fmt.Errorf("N=%d, Terraform alone: %w", ns[i], err)
+			}
+			logf("N=%d plan %d/%d of Terraform alone: %.2fs wall", ns[i], run+1, runs, wall.Seconds())
+			res.Scales[i].Baseline = append(res.Scales[i].Baseline, wall)
 		}
 	}
 	res.Elapsed = time.Since(t0)
@@ -198,7 +206,8 @@ func newBencher(ctx context.Context, dir, tf, tfrc, realProvider string, logf fu
 	if err != nil {
 		return nil, err
 	}
-	b := &bencher{env: env, tf: tf, work: filepath.Join(dir, "work"), rusage: filepath.Join(dir, "rusage"), audit: audit, logf: logf}
+	b := &bencher{env: env, tf: tf, work: filepath.Join(dir, "work"), baseline: filepath.Join(dir, "baseline"),
+		rusage: filepath.Join(dir, "rusage"), audit: audit, logf: logf}
 	fail := func(err error) (*bencher, error) {
 		env.Stop()
 		return nil, err
@@ -258,8 +267,19 @@ func (b *bencher) setup(ctx context.Context, n int) (bench.Scale, error) {
 		return s, err
 	}
 	b.logf("N=%d: applied in %s; %d Kubernetes objects, %d GKE/IAM objects managed", n, s.Apply.Round(time.Second), s.KubeObjects, s.GCPObjects)
+	if err := bench.WriteExample(b.baseline, bench.Baseline(n)); err != nil {
+		return s, err
+	}
+	for _, args := range [][]string{{"init", "-input=false", "-no-color"}, {"apply", "-auto-approve", "-input=false", "-no-color"}} {
+		if out, err := b.terraformIn(ctx, b.baseline, args...); err != nil { // terraform_data is built in: init is offline
+			return s, fmt.Errorf("Terraform alone: terraform %s: %w\n%s", args[0], err, tail(out, 20))
+		}
+	}
 	for range 2 { // the first plans warm the page cache, Terraform's and the API server's caches
 		if _, err := b.plan(ctx); err != nil {
+			return s, err
+		}
+		if _, err := b.planBaseline(ctx); err != nil {
 			return s, err
 		}
 	}
@@ -267,9 +287,25 @@ func (b *bencher) setup(ctx context.Context, n int) (bench.Scale, error) {
 }
 
 func (b *bencher) terraform(ctx context.Context, args ...string) ([]byte, error) {
+	return b.terraformIn(ctx, b.work, args...)
+}
+
+func (b *bencher) terraformIn(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, b.tf, args...)
-	cmd.Dir, cmd.Env = b.work, b.tfEnv
+	cmd.Dir, cmd.Env = dir, b.tfEnv
 	return cmd.CombinedOutput()
+}
+
+// planBaseline runs one `terraform plan` of Terraform alone (bench.Baseline)
+// and returns its wall time; the plan must be empty.
+func (b *bencher) planBaseline(ctx context.Context) (time.Duration, error) {
+	t := time.Now()
+	out, err := b.terraformIn(ctx, b.baseline, "plan", "-input=false", "-no-color", "-lock=false", "-detailed-exitcode")
+	wall := time.Since(t)
+	if err != nil {
+		return wall, fmt.Errorf("terraform plan (exit 2 is a non-empty plan): %w\n%s", err, tail(out, 40))
+	}
+	return wall, nil
 }
 
 // plan runs one measured `terraform plan -detailed-exitcode`.

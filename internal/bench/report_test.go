@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -31,5 +32,29 @@ func TestWallCriterion(t *testing.T) {
 	want := Criterion{"plan wall time N=100 ≤ 3 × N=10", true, "3.20 s / 1.10 s = 2.91 (each round: 3.00, 3.25, 2.91)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// Terraform alone's ratio is reported next to the criteria, never as one.
+func TestBaselineNote(t *testing.T) {
+	t.Parallel()
+	r := Result{Scales: []Scale{
+		{Teams: 10, Runs: []Run{{Wall: time.Second}}, Baseline: []time.Duration{300 * time.Millisecond, 320 * time.Millisecond}},
+		{Teams: 100, Runs: []Run{{Wall: 2 * time.Second}}, Baseline: []time.Duration{1400 * time.Millisecond, 1360 * time.Millisecond}},
+	}}
+	want := "took N=100 / N=10 = 1.40 s / 0.32 s = 4.38 (each round: 4.67, 4.25)."
+	if got := r.BaselineNote(); !strings.Contains(got, want) {
+		t.Errorf("BaselineNote() = %q, want it to contain %q", got, want)
+	}
+	if !strings.Contains(r.Markdown(), "For scale, not a criterion: Terraform alone") {
+		t.Error("Markdown lacks the note")
+	}
+	for _, c := range r.Criteria() {
+		if strings.Contains(c.Name, "alone") {
+			t.Errorf("Terraform alone became a criterion: %v", c)
+		}
+	}
+	if (Result{Scales: r.Scales[:1]}).BaselineNote() != "" {
+		t.Error("one scale has no ratio to note")
 	}
 }
