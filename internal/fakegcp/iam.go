@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"math/big"
 	"regexp"
@@ -126,7 +127,11 @@ func (s *IAM) GetServiceAccount(ctx context.Context, req *adminpb.GetServiceAcco
 	return proto.Clone(sa).(*adminpb.ServiceAccount), nil
 }
 
-// ListServiceAccounts returns all accounts of a project in one page.
+// ListServiceAccounts returns a project's accounts by e-mail, a page at a
+// time as IAM does: page_size defaults to 20 and is capped at 100, and
+// next_page_token (empty on the last page) continues after the page's last
+// account, so accounts created or deleted between pages neither repeat nor
+// shift the rest.
 func (s *IAM) ListServiceAccounts(ctx context.Context, req *adminpb.ListServiceAccountsRequest) (*adminpb.ListServiceAccountsResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -134,13 +139,38 @@ func (s *IAM) ListServiceAccounts(ctx context.Context, req *adminpb.ListServiceA
 	if !ok || project == "" || strings.Contains(project, "/") {
 		return nil, status.Errorf(codes.InvalidArgument, "Invalid project resource name %q", req.GetName())
 	}
-	resp := &adminpb.ListServiceAccountsResponse{}
+	size := int(req.GetPageSize())
+	switch {
+	case size < 0:
+		return nil, status.Errorf(codes.InvalidArgument, "Invalid page size %d: must not be negative.", size)
+	case size == 0:
+		size = 20
+	case size > 100:
+		size = 100
+	}
+	after := ""
+	if tok := req.GetPageToken(); tok != "" {
+		b, err := base64.RawURLEncoding.DecodeString(tok)
+		if err != nil || !strings.HasPrefix(string(b), "after:") {
+			return nil, status.Errorf(codes.InvalidArgument, "Invalid page token %q.", tok)
+		}
+		after = strings.TrimPrefix(string(b), "after:")
+	}
+	var accounts []*adminpb.ServiceAccount
 	for _, sa := range s.accounts {
-		if sa.ProjectId == project {
-			resp.Accounts = append(resp.Accounts, proto.Clone(sa).(*adminpb.ServiceAccount))
+		if sa.ProjectId == project && sa.Email > after {
+			accounts = append(accounts, sa)
 		}
 	}
-	sort.Slice(resp.Accounts, func(i, j int) bool { return resp.Accounts[i].Email < resp.Accounts[j].Email })
+	sort.Slice(accounts, func(i, j int) bool { return accounts[i].Email < accounts[j].Email })
+	resp := &adminpb.ListServiceAccountsResponse{}
+	if len(accounts) > size {
+		accounts = accounts[:size]
+		resp.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte("after:" + accounts[size-1].Email))
+	}
+	for _, sa := range accounts {
+		resp.Accounts = append(resp.Accounts, proto.Clone(sa).(*adminpb.ServiceAccount))
+	}
 	return resp, nil
 }
 

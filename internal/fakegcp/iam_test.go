@@ -2,6 +2,9 @@ package fakegcp_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"testing"
 
 	"cloud.google.com/go/iam"
@@ -9,6 +12,7 @@ import (
 	adminpb "cloud.google.com/go/iam/admin/apiv1/adminpb"
 	"cloud.google.com/go/iam/apiv1/iampb"
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/api/iterator"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/testing/protocmp"
@@ -186,5 +190,60 @@ func TestIAMPatchServiceAccount(t *testing.T) {
 		if status.Code(err) != codes.InvalidArgument {
 			t.Errorf("%s: err = %v, want InvalidArgument", name, err)
 		}
+	}
+}
+
+// ListServiceAccounts pages as IAM does: 20 accounts a page by default, at
+// most 100 whatever is asked, a token to continue (which the official
+// iterator follows), and an error for a token it did not issue.
+func TestIAMListServiceAccountsPages(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	for i := range 105 {
+		if _, err := e.srv.IAM.AddServiceAccount(project, fmt.Sprintf("sa-%03d", i), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	firstPage := func(size int32) int {
+		t.Helper()
+		it := e.ic.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project, PageSize: size})
+		if _, err := it.Next(); err != nil {
+			t.Fatal(err)
+		}
+		if it.PageInfo().Token == "" {
+			t.Errorf("page size %d: no token to continue with", size)
+		}
+		return 1 + it.PageInfo().Remaining()
+	}
+	for size, want := range map[int32]int{0: 20, 7: 7, 100: 100, 500: 100} {
+		if got := firstPage(size); got != want {
+			t.Errorf("page size %d: first page of %d accounts, want %d", size, got, want)
+		}
+	}
+
+	e.srv.ResetRequests()
+	var emails []string
+	it := e.ic.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project, PageSize: 100})
+	for {
+		sa, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		emails = append(emails, sa.Email)
+	}
+	if len(emails) != 105 || !slices.IsSorted(emails) || len(slices.Compact(slices.Clone(emails))) != 105 {
+		t.Errorf("got %d accounts (sorted: %v), want each of the 105 once", len(emails), slices.IsSorted(emails))
+	}
+	if got := e.srv.Requests()["/google.iam.admin.v1.IAM/ListServiceAccounts"]; got != 2 {
+		t.Errorf("%d ListServiceAccounts requests for 105 accounts in pages of 100, want 2", got)
+	}
+
+	_, err := e.ic.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project, PageToken: "not-a-token"}).Next()
+	if status.Code(err) != codes.InvalidArgument {
+		t.Errorf("made-up token: %v, want InvalidArgument", err)
 	}
 }

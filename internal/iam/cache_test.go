@@ -163,3 +163,23 @@ func TestWithoutReadCacheOthersWritesAreSeen(t *testing.T) {
 		}
 	}
 }
+
+// A project with more accounts than a page holds is listed page by page:
+// an account on the last page is found in the listing, not asked for.
+func TestAccountListingFollowsPages(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t, true)
+	var last string
+	for i := range 250 {
+		last = givenAccount(t, srv, fmt.Sprintf("team-%03d", i))
+	}
+	c := newClient(t, srv).EnableReadCache()
+	srv.ResetRequests()
+	if sa, found, err := c.ServiceAccount(context.Background(), last); err != nil || !found || sa.GetEmail() != last {
+		t.Fatalf("ServiceAccount %s: %v found=%v err=%v", last, sa, found, err)
+	}
+	want := map[string]int{"/google.iam.admin.v1.IAM/ListServiceAccounts": 3} // pages of 100
+	if diff := cmp.Diff(want, srv.Requests()); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
