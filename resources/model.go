@@ -72,8 +72,9 @@ type modelData interface {
 	Get(ctx context.Context, target any) diag.Diagnostics
 }
 
-// getModel reads data into the model *out, as data.Get(ctx, out) does.
-func getModel[T any](ctx context.Context, data modelData, out *T) diag.Diagnostics {
+// getModel reads data into the model out (a pointer to a struct), as
+// data.Get(ctx, out) does.
+func getModel(ctx context.Context, data modelData, out any) diag.Diagnostics {
 	var o types.Object
 	diags := data.Get(ctx, &o)
 	if diags.HasError() {
@@ -85,21 +86,21 @@ func getModel[T any](ctx context.Context, data modelData, out *T) diag.Diagnosti
 
 // setState writes the model m as the whole state, as state.Set(ctx, m) does.
 func setState(ctx context.Context, state *tfsdk.State, m any) diag.Diagnostics {
-	o, diags := modelObject(state.Schema.Type().(attr.TypeWithAttributeTypes).AttributeTypes(), m)
-	if diags.HasError() {
-		return diags
-	}
-	diags.Append(state.Set(ctx, o)...)
-	return diags
+	return setWhole(ctx, state.Schema.Type(), state.Set, m)
 }
 
 // setPlan writes the model m as the whole plan, as plan.Set(ctx, m) does.
 func setPlan(ctx context.Context, plan *tfsdk.Plan, m any) diag.Diagnostics {
-	o, diags := modelObject(plan.Schema.Type().(attr.TypeWithAttributeTypes).AttributeTypes(), m)
+	return setWhole(ctx, plan.Schema.Type(), plan.Set, m)
+}
+
+// setWhole sets the model m, as an object of the schema's type, with set.
+func setWhole(ctx context.Context, schemaType attr.Type, set func(context.Context, any) diag.Diagnostics, m any) diag.Diagnostics {
+	o, diags := modelObject(schemaType.(attr.TypeWithAttributeTypes).AttributeTypes(), m)
 	if diags.HasError() {
 		return diags
 	}
-	diags.Append(plan.Set(ctx, o)...)
+	diags.Append(set(ctx, o)...)
 	return diags
 }
 
@@ -109,27 +110,27 @@ func objectInto(o basetypes.ObjectValue, out any) diag.Diagnostics {
 	rv := reflect.ValueOf(out).Elem()
 	switch {
 	case o.IsNull():
-		diags.AddError("Value Conversion Error", fmt.Sprintf("A null object cannot be read into a %s. This is a bug in the provider.", rv.Type()))
+		diags.AddError("Value Conversion Error", fmt.Sprintf("A null object cannot be read into a %s. This is a bug in the provider; please report it.", rv.Type()))
 		return diags
 	case o.IsUnknown():
-		diags.AddError("Value Conversion Error", fmt.Sprintf("An unknown object cannot be read into a %s. This is a bug in the provider.", rv.Type()))
+		diags.AddError("Value Conversion Error", fmt.Sprintf("An unknown object cannot be read into a %s. This is a bug in the provider; please report it.", rv.Type()))
 		return diags
 	}
 	attrs := o.Attributes()
 	fields := modelFields(rv.Type())
 	if len(attrs) != len(fields) {
-		diags.AddError("Value Conversion Error", fmt.Sprintf("The object has %d attributes and the model %s %d fields. This is a bug in the provider.", len(attrs), rv.Type(), len(fields)))
+		diags.AddError("Value Conversion Error", fmt.Sprintf("The object has %d attributes and the model %s %d fields. This is a bug in the provider; please report it.", len(attrs), rv.Type(), len(fields)))
 		return diags
 	}
 	for _, f := range fields {
 		v, ok := attrs[f.name]
 		if !ok {
-			diags.AddError("Value Conversion Error", fmt.Sprintf("The object has no attribute %q for model %s. This is a bug in the provider.", f.name, rv.Type()))
+			diags.AddError("Value Conversion Error", fmt.Sprintf("The object has no attribute %q for model %s. This is a bug in the provider; please report it.", f.name, rv.Type()))
 			continue
 		}
 		vv := reflect.ValueOf(v)
 		if !vv.Type().AssignableTo(f.typ) {
-			diags.AddError("Value Conversion Error", fmt.Sprintf("Attribute %q is a %s; model %s holds a %s. This is a bug in the provider.", f.name, vv.Type(), rv.Type(), f.typ))
+			diags.AddError("Value Conversion Error", fmt.Sprintf("Attribute %q is a %s; model %s holds a %s. This is a bug in the provider; please report it.", f.name, vv.Type(), rv.Type(), f.typ))
 			continue
 		}
 		rv.Field(f.index).Set(vv)
@@ -149,8 +150,8 @@ func modelObject(attrTypes map[string]attr.Type, m any) (types.Object, diag.Diag
 	return types.ObjectValue(attrTypes, attrs)
 }
 
-// elementsInto reads the elements of a list, set or map into out (*[]T or
-// *map[string]T, T a model or an attr.Value type).
+// elementsInto reads the elements of a list or set into *out (T a model or
+// an attr.Value type).
 func elementsInto[T any](elems []attr.Value, out *[]T) diag.Diagnostics {
 	var diags diag.Diagnostics
 	res := make([]T, len(elems))
@@ -171,7 +172,7 @@ func valueInto[T any](v attr.Value, out *T) diag.Diagnostics {
 	o, ok := v.(basetypes.ObjectValue)
 	if !ok {
 		var diags diag.Diagnostics
-		diags.AddError("Value Conversion Error", fmt.Sprintf("A %T cannot be read into a %T. This is a bug in the provider.", v, *out))
+		diags.AddError("Value Conversion Error", fmt.Sprintf("A %T cannot be read into a %T. This is a bug in the provider; please report it.", v, *out))
 		return diags
 	}
 	return objectInto(o, out)

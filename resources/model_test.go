@@ -3,6 +3,7 @@ package resources
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math/big"
 	"reflect"
 	"strings"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -59,7 +59,7 @@ func TestModelsConvertLikeTheFramework(t *testing.T) {
 				t.Fatalf("framework Get: %v", d)
 			}
 			got := reflect.New(reflect.TypeOf(zero))
-			if d := getModelAny(ctx, state, got.Interface()); d.HasError() {
+			if d := getModel(ctx, state, got.Interface()); d.HasError() {
 				t.Fatalf("getModel: %v", d)
 			}
 			if !reflect.DeepEqual(got.Elem().Interface(), want.Elem().Interface()) {
@@ -77,102 +77,111 @@ func TestModelsConvertLikeTheFramework(t *testing.T) {
 			if !byModel.Raw.Equal(byFramework.Raw) || !byModel.Raw.Equal(state.Raw) {
 				t.Errorf("setState differs from the framework's Set:\n got %v\nwant %v", byModel.Raw, byFramework.Raw)
 			}
+			plan := tfsdk.Plan{Schema: sr.Schema, Raw: tftypes.NewValue(typ, nil)}
+			if d := setPlan(ctx, &plan, got.Elem().Interface()); d.HasError() || !plan.Raw.Equal(state.Raw) {
+				t.Errorf("setPlan: %v\n got %v\nwant %v", d, plan.Raw, state.Raw)
+			}
 		})
 	}
 
-	nested := []struct {
-		typ  types.ObjectType
-		zero any
-	}{
-		{resourceGroupType, resourceGroupModel{}},
-		{flavorQuotasType, flavorQuotasModel{}},
-		{resourceQuotaType, resourceQuotaModel{}},
-		{selectorType, selectorModel{}},
-		{selectorRequirementType, selectorRequirementModel{}},
-		{preemptionType, preemptionModel{}},
-		{borrowType, borrowWithinCohortModel{}},
-		{fungibilityType, fungibilityModel{}},
-		{admissionCheckType, admissionCheckModel{}},
-		{types.ObjectType{AttrTypes: gpuType}, gpuModel{}},
-		{types.ObjectType{AttrTypes: reservationType}, reservationModel{}},
-		{types.ObjectType{AttrTypes: autoscalingType}, autoscalingModel{}},
-		{types.ObjectType{AttrTypes: diskType}, diskModel{}},
-		{poolTaintType, poolTaintModel{}},
-		{taintType, taintModel{}},
-		{tolerationType, tolerationModel{}},
-		{retryStrategyType, retryStrategyModel{}},
-		{extraEgressType, extraEgressModel{}},
-		{ingressFromNamespaceType, ingressFromNamespaceModel{}},
-		{createGSAType, createGSAModel{}},
-	}
-	for _, n := range nested {
-		name := reflect.TypeOf(n.zero).Name()
-		t.Run(name, func(t *testing.T) {
+	for _, n := range []nestedCase{
+		nestedCaseOf[resourceGroupModel](resourceGroupType),
+		nestedCaseOf[flavorQuotasModel](flavorQuotasType),
+		nestedCaseOf[resourceQuotaModel](resourceQuotaType),
+		nestedCaseOf[selectorModel](selectorType),
+		nestedCaseOf[selectorRequirementModel](selectorRequirementType),
+		nestedCaseOf[preemptionModel](preemptionType),
+		nestedCaseOf[borrowWithinCohortModel](borrowType),
+		nestedCaseOf[fungibilityModel](fungibilityType),
+		nestedCaseOf[admissionCheckModel](admissionCheckType),
+		nestedCaseOf[gpuModel](types.ObjectType{AttrTypes: gpuType}),
+		nestedCaseOf[reservationModel](types.ObjectType{AttrTypes: reservationType}),
+		nestedCaseOf[autoscalingModel](types.ObjectType{AttrTypes: autoscalingType}),
+		nestedCaseOf[diskModel](types.ObjectType{AttrTypes: diskType}),
+		nestedCaseOf[poolTaintModel](poolTaintType),
+		nestedCaseOf[taintModel](taintType),
+		nestedCaseOf[tolerationModel](tolerationType),
+		nestedCaseOf[retryStrategyModel](retryStrategyType),
+		nestedCaseOf[extraEgressModel](extraEgressType),
+		nestedCaseOf[ingressFromNamespaceModel](ingressFromNamespaceType),
+		nestedCaseOf[createGSAModel](createGSAType),
+	} {
+		t.Run(n.name, func(t *testing.T) {
 			t.Parallel()
-			v, err := n.typ.ValueFromTerraform(ctx, fullValue(n.typ.TerraformType(ctx), "v"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := v.(basetypes.ObjectValue)
-			want := reflect.New(reflect.TypeOf(n.zero))
-			if d := o.As(ctx, want.Interface(), basetypes.ObjectAsOptions{}); d.HasError() {
-				t.Fatalf("framework As: %v", d)
-			}
-			got := reflect.New(reflect.TypeOf(n.zero))
-			if d := objectInto(o, got.Interface()); d.HasError() {
-				t.Fatalf("objectInto: %v", d)
-			}
-			if !reflect.DeepEqual(got.Elem().Interface(), want.Elem().Interface()) {
-				t.Errorf("objectInto differs from the framework's As:\n got %+v\nwant %+v", got.Elem().Interface(), want.Elem().Interface())
-			}
-			back, d := modelObject(n.typ.AttrTypes, got.Elem().Interface())
-			if d.HasError() || !back.Equal(o) {
-				t.Errorf("modelObject does not give the object back: %v\n got %v\nwant %v", d, back, o)
-			}
-
-			// Lists and maps of the model, against ListValueFrom and MapValueFrom.
-			elems := reflect.MakeSlice(reflect.SliceOf(reflect.TypeOf(n.zero)), 0, 2)
-			elems = reflect.Append(elems, got.Elem(), got.Elem())
-			wantList, d := types.ListValueFrom(ctx, n.typ, elems.Interface())
-			if d.HasError() {
-				t.Fatal(d)
-			}
-			gotList := listOfModelsAny(t, n.typ, elems.Interface())
-			if !gotList.Equal(wantList) {
-				t.Errorf("listOfModels differs from ListValueFrom:\n got %v\nwant %v", gotList, wantList)
-			}
+			n.check(ctx, t)
 		})
 	}
 }
 
-// getModelAny is getModel for a model known only at run time.
-func getModelAny(ctx context.Context, data modelData, out any) (diags diag.Diagnostics) {
-	var o types.Object
-	diags = data.Get(ctx, &o)
-	if diags.HasError() {
-		return diags
-	}
-	return objectInto(o, out)
+// nestedCase checks one nested model against its object type.
+type nestedCase struct {
+	name  string
+	check func(context.Context, *testing.T)
 }
 
-// listOfModelsAny is listOfModels for a slice of models known only at run
-// time.
-func listOfModelsAny(t *testing.T, elem types.ObjectType, ms any) types.List {
-	t.Helper()
-	rv := reflect.ValueOf(ms)
-	vals := make([]attr.Value, 0, rv.Len())
-	for i := range rv.Len() {
-		o, d := modelObject(elem.AttrTypes, rv.Index(i).Interface())
+// nestedCaseOf compares, for model T of object type typ, objectInto with the
+// framework's As, modelObject with the object it came from, and
+// listOfModels, mapOfModels, elementsInto and mapInto with ListValueFrom,
+// MapValueFrom and back.
+func nestedCaseOf[T any](typ types.ObjectType) nestedCase {
+	var zero T
+	return nestedCase{name: reflect.TypeOf(zero).Name(), check: func(ctx context.Context, t *testing.T) {
+		v, err := typ.ValueFromTerraform(ctx, fullValue(typ.TerraformType(ctx), "v"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := v.(basetypes.ObjectValue)
+		var want, got T
+		if d := o.As(ctx, &want, basetypes.ObjectAsOptions{}); d.HasError() {
+			t.Fatalf("framework As: %v", d)
+		}
+		if d := objectInto(o, &got); d.HasError() {
+			t.Fatalf("objectInto: %v", d)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("objectInto differs from the framework's As:\n got %+v\nwant %+v", got, want)
+		}
+		if back, d := modelObject(typ.AttrTypes, got); d.HasError() || !back.Equal(o) {
+			t.Errorf("modelObject does not give the object back: %v\n got %v\nwant %v", d, back, o)
+		}
+
+		// A second model, different in every attribute, so order and keys count.
+		v2, err := typ.ValueFromTerraform(ctx, fullValue(typ.TerraformType(ctx), "w"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var other T
+		if d := objectInto(v2.(basetypes.ObjectValue), &other); d.HasError() {
+			t.Fatal(d)
+		}
+		ms := []T{got, other}
+		wantList, d := types.ListValueFrom(ctx, typ, ms)
 		if d.HasError() {
 			t.Fatal(d)
 		}
-		vals = append(vals, o)
-	}
-	l, d := types.ListValue(elem, vals)
-	if d.HasError() {
-		t.Fatal(d)
-	}
-	return l
+		gotList, d := listOfModels(typ, ms)
+		if d.HasError() || !gotList.Equal(wantList) {
+			t.Errorf("listOfModels differs from ListValueFrom: %v\n got %v\nwant %v", d, gotList, wantList)
+		}
+		var listBack []T
+		if d := elementsInto(gotList.Elements(), &listBack); d.HasError() || !reflect.DeepEqual(listBack, ms) {
+			t.Errorf("elementsInto does not give the models back: %v\n got %+v", d, listBack)
+		}
+
+		mm := map[string]T{"a": got, "b": other}
+		wantMap, d := types.MapValueFrom(ctx, typ, mm)
+		if d.HasError() {
+			t.Fatal(d)
+		}
+		gotMap, d := mapOfModels(typ, mm)
+		if d.HasError() || !gotMap.Equal(wantMap) {
+			t.Errorf("mapOfModels differs from MapValueFrom: %v\n got %v\nwant %v", d, gotMap, wantMap)
+		}
+		var mapBack map[string]T
+		if d := mapInto(gotMap, &mapBack); d.HasError() || !reflect.DeepEqual(mapBack, mm) {
+			t.Errorf("mapInto does not give the models back: %v\n got %+v", d, mapBack)
+		}
+	}}
 }
 
 // The typed helpers read and write lists and maps of models and of values.
@@ -222,24 +231,40 @@ func TestModelCollections(t *testing.T) {
 // Mismatches are errors, as the framework's are, never silent zero values.
 func TestModelConversionErrors(t *testing.T) {
 	t.Parallel()
+	// quota is an object of resourceQuotaModel's shape with names changed
+	// (a name mapped to "" is left out, one not in it added) and null values
+	// of the given types.
+	quota := func(change map[string]attr.Type) basetypes.ObjectValue {
+		typs := map[string]attr.Type{}
+		for n, at := range resourceQuotaType.AttrTypes {
+			typs[n] = at
+		}
+		for n, at := range change {
+			if at == nil {
+				delete(typs, n)
+			} else {
+				typs[n] = at
+			}
+		}
+		vals := map[string]attr.Value{}
+		for n, at := range typs {
+			v, err := at.ValueFromTerraform(context.Background(), tftypes.NewValue(at.TerraformType(context.Background()), nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals[n] = v
+		}
+		return types.ObjectValueMust(typs, vals)
+	}
 	for name, tc := range map[string]struct {
 		o    basetypes.ObjectValue
 		want string
 	}{
-		"null":    {types.ObjectNull(resourceQuotaType.AttrTypes), "A null object"},
-		"unknown": {types.ObjectUnknown(resourceQuotaType.AttrTypes), "An unknown object"},
-		"extra attribute": {types.ObjectValueMust(map[string]attr.Type{"name": types.StringType, "nominal_quota": types.StringType,
-			"borrowing_limit": types.StringType, "lending_limit": types.StringType, "weight": types.StringType}, map[string]attr.Value{
-			"name": types.StringNull(), "nominal_quota": types.StringNull(), "borrowing_limit": types.StringNull(), "lending_limit": types.StringNull(), "weight": types.StringNull()}),
-			"has 5 attributes"},
-		"misnamed attribute": {types.ObjectValueMust(map[string]attr.Type{"name": types.StringType, "nominal": types.StringType,
-			"borrowing_limit": types.StringType, "lending_limit": types.StringType}, map[string]attr.Value{
-			"name": types.StringNull(), "nominal": types.StringNull(), "borrowing_limit": types.StringNull(), "lending_limit": types.StringNull()}),
-			`no attribute "nominal_quota"`},
-		"wrong type": {types.ObjectValueMust(map[string]attr.Type{"name": types.StringType, "nominal_quota": types.Int64Type,
-			"borrowing_limit": types.StringType, "lending_limit": types.StringType}, map[string]attr.Value{
-			"name": types.StringNull(), "nominal_quota": types.Int64Null(), "borrowing_limit": types.StringNull(), "lending_limit": types.StringNull()}),
-			`Attribute "nominal_quota" is a basetypes.Int64Value`},
+		"null":               {types.ObjectNull(resourceQuotaType.AttrTypes), "A null object"},
+		"unknown":            {types.ObjectUnknown(resourceQuotaType.AttrTypes), "An unknown object"},
+		"extra attribute":    {quota(map[string]attr.Type{"weight": types.StringType}), "has 5 attributes"},
+		"misnamed attribute": {quota(map[string]attr.Type{"nominal_quota": nil, "nominal": types.StringType}), `no attribute "nominal_quota"`},
+		"wrong type":         {quota(map[string]attr.Type{"nominal_quota": types.Int64Type}), `Attribute "nominal_quota" is a basetypes.Int64Value`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -263,9 +288,11 @@ func fullValue(typ tftypes.Type, seed string) tftypes.Value {
 	case typ.Is(tftypes.String):
 		return tftypes.NewValue(typ, seed)
 	case typ.Is(tftypes.Number):
-		return tftypes.NewValue(typ, big.NewFloat(float64(len(seed))))
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(seed))
+		return tftypes.NewValue(typ, big.NewFloat(float64(h.Sum32()%1000)))
 	case typ.Is(tftypes.Bool):
-		return tftypes.NewValue(typ, true)
+		return tftypes.NewValue(typ, seed[0]%2 == 0)
 	case typ.Is(tftypes.List{}):
 		e := typ.(tftypes.List).ElementType
 		return tftypes.NewValue(typ, []tftypes.Value{fullValue(e, seed+"0"), fullValue(e, seed+"1")})

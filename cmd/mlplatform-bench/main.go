@@ -240,11 +240,32 @@ func exampleAt(n int) (map[string]string, error) {
 	return bench.Config(example, n)
 }
 
+// checkResources fails when the working directory's state does not hold
+// want resource instances, so the table never reports a count the example
+// does not have (bench.Resources counts resource blocks).
+func (b *bencher) checkResources(ctx context.Context, dir string, want int) error {
+	out, err := b.terraformIn(ctx, dir, "state", "list")
+	if err != nil {
+		return fmt.Errorf("terraform state list: %w\n%s", err, tail(out, 20))
+	}
+	if got := len(strings.Fields(string(out))); got != want {
+		return fmt.Errorf("the state in %s holds %d resource instances, not the %d bench.Resources counts in %s: "+
+			"if a resource there now uses count or for_each, teach bench.Resources; if the example changed shape, change bench.Baseline to match",
+			dir, got, want, bench.Example)
+	}
+	return nil
+}
+
 // setup applies the platform of n teams and warms its plans up; the
 // measured plans come later, taking turns with the other N.
 func (b *bencher) setup(ctx context.Context, n int) (bench.Scale, error) {
-	s := bench.Scale{Teams: n, Resources: bench.Resources(n)}
-	files, err := exampleAt(n)
+	s := bench.Scale{Teams: n}
+	example, err := bench.LoadExample(bench.Example)
+	if err != nil {
+		return s, err
+	}
+	s.Resources = bench.Resources(example, n)
+	files, err := bench.Config(example, n)
 	if err != nil {
 		return s, err
 	}
@@ -260,6 +281,9 @@ func (b *bencher) setup(ctx context.Context, n int) (bench.Scale, error) {
 		return s, fmt.Errorf("terraform apply: %w\n%s", err, tail(out, 40))
 	}
 	s.Apply = time.Since(t)
+	if err := b.checkResources(ctx, b.work, s.Resources); err != nil {
+		return s, err
+	}
 	if s.KubeObjects, err = b.kubeObjects(ctx); err != nil {
 		return s, err
 	}
@@ -274,6 +298,9 @@ func (b *bencher) setup(ctx context.Context, n int) (bench.Scale, error) {
 		if out, err := b.terraformIn(ctx, b.baseline, args...); err != nil { // terraform_data is built in: init is offline
 			return s, fmt.Errorf("Terraform alone: terraform %s: %w\n%s", args[0], err, tail(out, 20))
 		}
+	}
+	if err := b.checkResources(ctx, b.baseline, s.Resources); err != nil {
+		return s, err
 	}
 	for range 2 { // the first plans warm the page cache, Terraform's and the API server's caches
 		if _, err := b.plan(ctx); err != nil {

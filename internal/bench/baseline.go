@@ -7,7 +7,7 @@ import (
 
 // Baseline is the platform of Config(n) as Terraform alone sees it: the same
 // module shape (modules/team once per team, for_each over a teams map), the
-// same number of resources (Resources(n)) and the same references between
+// same number of resources (Resources) and the same references between
 // them, each resource a terraform_data holding inputs the size of the real
 // resource's. terraform_data is served inside Terraform, so planning it
 // costs no provider process, no gRPC and no API request: its plan time is

@@ -45,8 +45,12 @@ func TestAccBaselineHasThePlatformsShape(t *testing.T) {
 			modules[rc.ModuleAddress] = true
 		}
 	}
-	if got := len(plan.ResourceChanges); got != Resources(n) {
-		t.Errorf("%d resource instances, want Resources(%d) = %d", got, n, Resources(n))
+	example, err := LoadExample(filepath.Join("..", "..", Example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(plan.ResourceChanges), Resources(example, n); got != want {
+		t.Errorf("%d resource instances, want as many as %s declares at %d teams: %d", got, Example, n, want)
 	}
 	if len(modules) != n {
 		t.Errorf("%d module instances, want one per team (%d)", len(modules), n)

@@ -107,10 +107,23 @@ func Config(example map[string]string, n int) (map[string]string, error) {
 // TeamName is the key of team i in Config.
 func TeamName(i int) string { return fmt.Sprintf("t%03d", i) }
 
-// Resources is the number of Terraform resources Config(n) declares.
-func Resources(n int) int { return sharedResources + perTeamResources*n }
+// Resources is the number of resource instances Config(example, n) (or
+// Baseline(n), its shape) declares, counted from example: each resource
+// block of the root module once, each of modules/team once per team. The
+// example uses no count or for_each but the teams module's; `make bench`
+// checks the count against the state after each apply.
+func Resources(example map[string]string, n int) int {
+	total := 0
+	for name, text := range example {
+		blocks := len(resourceBlockRE.FindAllString(text, -1))
+		switch {
+		case !strings.Contains(name, "/"):
+			total += blocks
+		case strings.HasPrefix(name, "modules/team/"):
+			total += n * blocks
+		}
+	}
+	return total
+}
 
-const (
-	sharedResources  = 3 + 3 + 1 + 1 + 3 // pools, flavors, admission check, cohort, priority classes
-	perTeamResources = 5                 // namespace, identity, network policy, ClusterQueue, LocalQueue
-)
+var resourceBlockRE = regexp.MustCompile(`(?m)^resource "`)

@@ -55,3 +55,27 @@ func TestConfigNeedsOneTeamsMap(t *testing.T) {
 		}
 	}
 }
+
+// Resources counts the root's resource blocks once and the team module's
+// once per team; other modules and non-resource blocks do not count.
+func TestResourcesCountsBlocks(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"main.tf":               "resource \"a\" \"x\" {}\nresource \"a\" \"y\" {\n  z = 1\n}\ndata \"a\" \"d\" {}\n",
+		"teams.tf":              "module \"team\" {\n  for_each = local.teams\n}\n",
+		"modules/team/main.tf":  "resource \"b\" \"one\" {}\n",
+		"modules/team/more.tf":  "resource \"b\" \"two\" {}\n# resource \"b\" \"commented\" {}\nresource \"b\" \"three\" {}\n",
+		"modules/other/main.tf": "resource \"c\" \"x\" {}\n",
+	}
+	if got := Resources(files, 4); got != 2+4*3 {
+		t.Errorf("Resources = %d, want 14", got)
+	}
+	example, err := LoadExample(filepath.Join("..", "..", Example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perTeam := Resources(example, 2) - Resources(example, 1); perTeam != 5 || Resources(example, 0) != 11 {
+		t.Errorf("the example counts %d shared resources and %d per team; the README and issue 8 say 11 and 5",
+			Resources(example, 0), perTeam)
+	}
+}

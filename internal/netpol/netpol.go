@@ -34,8 +34,8 @@ var Names = []string{DefaultDeny, AllowSameNamespace, AllowDNS, AllowMetadata, A
 // ManagedByLabel marks objects the platform owns; objects without it are
 // never changed or deleted.
 const (
-	ManagedByLabel = "app.kubernetes.io/managed-by"
-	ManagedBy      = "mlplatform"
+	ManagedByLabel = spec.ManagedByLabel
+	ManagedBy      = spec.ManagedBy
 )
 
 // Addresses of the holes (GKE; see the resource documentation for sources).

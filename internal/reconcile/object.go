@@ -233,4 +233,4 @@ func (o Object[S, O, AC]) Delete(ctx context.Context, ref Ref) error {
 // app.kubernetes.io/managed-by=mlplatform), for kinds a cluster has many of
 // (namespaces, service accounts, network policies); the others are read
 // with a GET when asked for.
-var managedOnly = metav1.ListOptions{LabelSelector: spec.ManagedByLabel + "=mlplatform"}
+var managedOnly = metav1.ListOptions{LabelSelector: spec.ManagedByLabel + "=" + spec.ManagedBy}

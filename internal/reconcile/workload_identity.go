@@ -102,7 +102,7 @@ func (w WorkloadIdentities) observe(ctx context.Context, s spec.WorkloadIdentity
 		return st, fmt.Errorf("read Kubernetes service account %s/%s: %w", s.Namespace, s.KSA, err)
 	default:
 		st.KSAExists, st.KSAUID = true, string(ksa.UID)
-		st.KSAManaged = ksa.Labels[spec.ManagedByLabel] == "mlplatform"
+		st.KSAManaged = ksa.Labels[spec.ManagedByLabel] == spec.ManagedBy
 		st.Annotation = ksa.Annotations[spec.GSAAnnotation]
 	}
 	if !s.UsesGSA() {
@@ -220,7 +220,7 @@ func (w WorkloadIdentities) ensureGSA(ctx context.Context, s spec.WorkloadIdenti
 func (w WorkloadIdentities) applyKSA(ctx context.Context, s spec.WorkloadIdentity) error {
 	ac := corev1ac.ServiceAccount(s.KSA, s.Namespace)
 	if s.CreateKSA {
-		ac.WithLabels(map[string]string{spec.ManagedByLabel: "mlplatform"})
+		ac.WithLabels(map[string]string{spec.ManagedByLabel: spec.ManagedBy})
 	}
 	if s.UsesGSA() {
 		ac.WithAnnotations(map[string]string{spec.GSAAnnotation: s.GSA()})
@@ -270,7 +270,7 @@ func (w WorkloadIdentities) releaseKSA(ctx context.Context, s spec.WorkloadIdent
 	case err != nil:
 		return fmt.Errorf("read Kubernetes service account %s/%s: %w", s.Namespace, s.KSA, err)
 	}
-	if s.CreateKSA && ksa.Labels[spec.ManagedByLabel] == "mlplatform" {
+	if s.CreateKSA && ksa.Labels[spec.ManagedByLabel] == spec.ManagedBy {
 		err := api.Delete(ctx, s.KSA, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &ksa.UID}})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete Kubernetes service account %s/%s: %w", s.Namespace, s.KSA, err)

@@ -12,6 +12,7 @@ const (
 	TeamLabel      = "mlplatform.dev/team"
 	OwnerLabel     = "mlplatform.dev/owner"
 	ManagedByLabel = "app.kubernetes.io/managed-by"
+	ManagedBy      = "mlplatform" // the value of ManagedByLabel on every object the platform makes
 	PodSecurityKey = "pod-security.kubernetes.io/enforce"
 )
 
@@ -39,7 +40,7 @@ func (n TeamNamespace) ManagedLabels() map[string]string {
 	if n.Owner != "" {
 		out[OwnerLabel] = n.Owner
 	}
-	out[ManagedByLabel] = "mlplatform"
+	out[ManagedByLabel] = ManagedBy
 	level := n.PodSecurity
 	if level == "" {
 		level = "restricted"
