@@ -172,6 +172,8 @@ func TestAccCohort(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(child, plancheck.ResourceActionUpdate),
 						acctest.ExpectDrift(child, "resource_groups", gpuGroups("24", "8"), gpuGroups("32", nil)),
+						acctest.ExpectOnlyChanges(child, "resource_groups.0.flavors.0.resources.0.nominal_quota",
+							"resource_groups.0.flavors.0.resources.0.borrowing_limit"),
 					},
 					PostApplyPostRefresh: empty,
 				},

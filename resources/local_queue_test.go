@@ -137,6 +137,7 @@ func TestAccLocalQueue(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						acctest.ExpectDrift(addr, "stop_policy", "None", "HoldAndDrain"),
+						acctest.ExpectOnlyChanges(addr, "stop_policy"),
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					},
 					PostApplyPostRefresh: empty,

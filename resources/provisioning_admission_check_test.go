@@ -143,6 +143,7 @@ func TestAccProvisioningAdmissionCheck(t *testing.T) {
 						acctest.ExpectDrift(addr, "retry_strategy",
 							map[string]any{"backoff_limit_count": 5, "backoff_base_seconds": 60, "backoff_max_seconds": 1800},
 							map[string]any{"backoff_limit_count": 1, "backoff_base_seconds": 60, "backoff_max_seconds": 1800}),
+						acctest.ExpectOnlyChanges(addr, "pod_set_node_selector_update", "retry_strategy.backoff_limit_count"),
 					},
 					PostApplyPostRefresh: empty,
 				},

@@ -135,6 +135,7 @@ func TestAccResourceFlavor(t *testing.T) {
 						}, map[string]any{
 							"cloud.google.com/gke-accelerator": "nvidia-h100-80gb", "cloud.google.com/gke-nodepool": "h100-spot", "cloud.google.com/gke-spot": "false", "team": "vision",
 						}),
+						acctest.ExpectOnlyChanges(addr, "node_labels.team", "node_labels.cloud.google.com/gke-spot", "node_taints"),
 					},
 					PostApplyPostRefresh: empty,
 				},
