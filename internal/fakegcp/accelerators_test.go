@@ -3,11 +3,13 @@ package fakegcp_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	containerpb "cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/testing/protocmp"
 )
 
 func TestAcceleratorMachineTypePairing(t *testing.T) {
@@ -107,6 +109,72 @@ func TestAcceleratorMachineTypePairing(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("accelerators read back (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRejectedAcceleratorPairingReasons: each wrong pairing is refused for
+// its own reason, and an A2/A3/G2 shape that does not exist is refused even
+// without accelerators.
+func TestRejectedAcceleratorPairingReasons(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	tests := []struct {
+		name    string
+		pool    *containerpb.NodePool
+		wantMsg []string
+	}{
+		{"unknown G2 shape", gpuPool("np", "g2-standard-6", "", 0), []string{`"g2-standard-6"`, "unknown accelerator-optimized machine type"}},
+		{"H100 on G2", gpuPool("np", "g2-standard-8", "nvidia-h100-80gb", 1), []string{`"g2-standard-8"`, `requires accelerator "nvidia-l4"`}},
+		{"A100 on A3", gpuPool("np", "a3-highgpu-1g", "nvidia-tesla-a100", 1), []string{`"a3-highgpu-1g"`, `requires accelerator "nvidia-h100-80gb"`}},
+		{"L4 on N1", gpuPool("np", "n1-standard-4", "nvidia-l4", 1), []string{`"nvidia-l4"`, "N1 machine types support"}},
+		{"A100 on N1", gpuPool("np", "n1-standard-8", "nvidia-tesla-a100", 1), []string{`"nvidia-tesla-a100"`, "N1 machine types support"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cluster := "c-" + strings.NewReplacer(" ", "-").Replace(strings.ToLower(tt.name)) // own cluster: no op conflicts
+			e.srv.Container.AddCluster(project, location, cluster, false)
+			_, err := e.cm.CreateNodePool(context.Background(), &containerpb.CreateNodePoolRequest{Parent: clusterName(cluster), NodePool: tt.pool})
+			wantCode(t, err, codes.InvalidArgument, tt.wantMsg...)
+		})
+	}
+}
+
+// TestUpdateNodePoolMachineTypeKeepsAcceleratorPairing: changing the machine
+// type of a GPU pool re-validates the pairing with its accelerators.
+func TestUpdateNodePoolMachineTypeKeepsAcceleratorPairing(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		machine   string
+		wantCode  codes.Code
+		wantMsg   []string
+		wantAccel []*containerpb.AcceleratorConfig // after the op is DONE
+	}{
+		{name: "n1 with T4 to e2", machine: "e2-standard-4", wantCode: codes.InvalidArgument, wantMsg: []string{`"e2-standard-4"`, `"nvidia-tesla-t4"`}},
+		{name: "n1 with T4 to g2", machine: "g2-standard-4", wantCode: codes.InvalidArgument, wantMsg: []string{`"g2-standard-4"`, `"nvidia-l4"`, `"nvidia-tesla-t4"`}},
+		{name: "n1 with T4 to bigger n1", machine: "n1-standard-8", wantAccel: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-tesla-t4", AcceleratorCount: 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := start(t)
+			e.srv.Container.AddCluster(project, location, "c", false)
+			ctx := context.Background()
+			e.finish(t, mustOp(t)(e.cm.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{
+				Parent: clusterName("c"), NodePool: gpuPool("t4", "n1-standard-4", "nvidia-tesla-t4", 1),
+			})))
+			op, err := e.cm.UpdateNodePool(ctx, &containerpb.UpdateNodePoolRequest{Name: poolName("c", "t4"), MachineType: tt.machine})
+			if tt.wantCode != codes.OK {
+				wantCode(t, err, tt.wantCode, tt.wantMsg...)
+				return
+			}
+			e.finish(t, mustOp(t)(op, err))
+			np := e.getPool(t, "c", "t4")
+			if diff := cmp.Diff(tt.wantAccel, np.Config.Accelerators, protocmp.Transform()); diff != "" {
+				t.Errorf("accelerators (-want +got):\n%s", diff)
 			}
 		})
 	}

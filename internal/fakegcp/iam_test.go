@@ -247,3 +247,33 @@ func TestIAMListServiceAccountsPages(t *testing.T) {
 		t.Errorf("made-up token: %v, want InvalidArgument", err)
 	}
 }
+
+// TestIAMListServiceAccountsScopeAndPageSize: only the named project's
+// accounts are listed, and a negative page size is refused.
+func TestIAMListServiceAccountsScopeAndPageSize(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	for _, p := range []string{project, "other-proj"} {
+		if _, err := e.srv.IAM.AddServiceAccount(p, "trainer-gsa", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var emails []string
+	it := e.ic.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project})
+	for {
+		sa, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		emails = append(emails, sa.Email)
+	}
+	if diff := cmp.Diff([]string{"trainer-gsa@" + project + ".iam.gserviceaccount.com"}, emails); diff != "" {
+		t.Errorf("accounts of %s (-want +got):\n%s", project, diff)
+	}
+	_, err := e.ic.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project, PageSize: -1}).Next()
+	wantCode(t, err, codes.InvalidArgument)
+}

@@ -461,3 +461,69 @@ func TestNodePoolReadsAndDelete(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateNodePoolKeepsGPUTaint: GKE's nvidia.com/gpu taint is server-owned:
+// replacing the taints of a GPU pool keeps it, and attaching GPUs adds it.
+func TestUpdateNodePoolKeepsGPUTaint(t *testing.T) {
+	t.Parallel()
+	userTaint := &containerpb.NodeTaint{Key: "team", Value: "ml", Effect: containerpb.NodeTaint_NO_EXECUTE}
+	tests := []struct {
+		name       string
+		pool       *containerpb.NodePool
+		req        *containerpb.UpdateNodePoolRequest
+		wantTaints []*containerpb.NodeTaint
+	}{
+		{
+			name:       "replace taints of GPU pool",
+			pool:       gpuPool("np", "n1-standard-4", "nvidia-tesla-t4", 1),
+			req:        &containerpb.UpdateNodePoolRequest{Taints: &containerpb.NodeTaints{Taints: []*containerpb.NodeTaint{userTaint}}},
+			wantTaints: []*containerpb.NodeTaint{userTaint, gpuTaint},
+		},
+		{
+			name:       "clear taints of GPU pool",
+			pool:       gpuPool("np", "g2-standard-4", "nvidia-l4", 1),
+			req:        &containerpb.UpdateNodePoolRequest{Taints: &containerpb.NodeTaints{}},
+			wantTaints: []*containerpb.NodeTaint{gpuTaint},
+		},
+		{
+			name:       "attach GPUs to N1 pool",
+			pool:       gpuPool("np", "n1-standard-4", "", 0),
+			req:        &containerpb.UpdateNodePoolRequest{Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-tesla-t4", AcceleratorCount: 1}}},
+			wantTaints: []*containerpb.NodeTaint{gpuTaint},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := start(t)
+			e.srv.Container.AddCluster(project, location, "c", false)
+			ctx := context.Background()
+			e.finish(t, mustOp(t)(e.cm.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: clusterName("c"), NodePool: tt.pool})))
+			tt.req.Name = poolName("c", "np")
+			e.finish(t, mustOp(t)(e.cm.UpdateNodePool(ctx, tt.req)))
+			if diff := cmp.Diff(tt.wantTaints, e.getPool(t, "c", "np").Config.Taints, protocmp.Transform()); diff != "" {
+				t.Errorf("taints (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNodePoolEtagChangesOnDeleteAndClusterCreate covers the mutations
+// TestNodePoolEtagChangesOnEveryMutation does not: a pool entering STOPPING,
+// and the pools of a new cluster becoming RUNNING.
+func TestNodePoolEtagChangesOnDeleteAndClusterCreate(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	op := mustOp(t)(e.cm.CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: parent, Cluster: &containerpb.Cluster{Name: "c", InitialNodeCount: 1}}))
+	provisioning := e.getPool(t, "c", "default-pool").Etag
+	e.finish(t, op)
+	running := e.getPool(t, "c", "default-pool").Etag
+	if running == provisioning {
+		t.Errorf("etag %q unchanged when CreateCluster completed", running)
+	}
+	mustOp(t)(e.cm.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: poolName("c", "default-pool")}))
+	if stopping := e.getPool(t, "c", "default-pool").Etag; stopping == running {
+		t.Errorf("etag %q unchanged by DeleteNodePool", stopping)
+	}
+}
