@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -164,6 +165,32 @@ func TestAccClusterQueue(t *testing.T) {
 					PostApplyPostRefresh: empty,
 				},
 				Check: serverGPUs(1, "16"),
+			},
+			{ // another manager's fields are left alone: its label and annotation are no drift and survive an update
+				PreConfig: func() {
+					patch := `{"metadata":{"labels":{"example.com/owner":"quota-bot"},"annotations":{"example.com/ticket":"OPS-42"}}}`
+					if _, err := cqs.Patch(ctx, "acc-cq-team-a", types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "quota-bot"}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: clusterQueueConfig(t, "16"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						acctest.ExpectOnlyChanges(addr, "resource_groups.0.flavors.0.resources.2.nominal_quota"),
+					},
+					PostApplyPostRefresh: empty,
+				},
+				Check: resource.ComposeTestCheckFunc(serverGPUs(0, "16"), func(*terraform.State) error {
+					got, err := cqs.Get(ctx, "acc-cq-team-a", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					if got.Labels["example.com/owner"] != "quota-bot" || got.Annotations["example.com/ticket"] != "OPS-42" {
+						return fmt.Errorf("another manager's label and annotation were removed: labels %v, annotations %v", got.Labels, got.Annotations)
+					}
+					return nil
+				}),
 			},
 		},
 	})
