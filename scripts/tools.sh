@@ -31,7 +31,7 @@ TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 # k8s.io/kubernetes requires its staging modules at v0.0.0 (replaced in its own
 # repo), so build through a throwaway main module that pins each of them.
 if [ ! -f "$BINS/.kube-$K8S_VERSION" ]; then
-  t0=$(date +%s); say "building kube-apiserver and kube-controller-manager v$K8S_VERSION (cold: 3-9 min)"
+  t0=$(date +%s); say "building kube-apiserver and kube-controller-manager v$K8S_VERSION (cold: ~13-15 min on 2 cores)"
   mkdir "$TMP/kube" && cd "$TMP/kube"
   go mod download "k8s.io/kubernetes@v$K8S_VERSION"
   mod=$(go env GOMODCACHE)/cache/download/k8s.io/kubernetes/@v/v$K8S_VERSION.mod
@@ -57,7 +57,7 @@ fi
 # The server/v3 module root is package main but has replace directives, so
 # `go install` is refused; build it through a main module instead.
 if [ ! -f "$BINS/.etcd-$ETCD_VERSION" ]; then
-  t0=$(date +%s); say "building etcd v$ETCD_VERSION (cold: ~1.5 min)"
+  t0=$(date +%s); say "building etcd v$ETCD_VERSION (cold: ~2 min)"
   mkdir "$TMP/etcd" && cd "$TMP/etcd"
   printf 'module etcdbuild\n\ngo 1.24.0\n\nrequire go.etcd.io/etcd/server/v3 v%s\n' "$ETCD_VERSION" > go.mod
   printf '//go:build tools\n\npackage tools\n\nimport _ "go.etcd.io/etcd/server/v3"\n' > tools.go
@@ -68,7 +68,7 @@ fi
 
 # --- Kueue manager, CRDs and webhook manifests --------------------------------
 if [ ! -f "$BINS/.kueue-$KUEUE_VERSION" ]; then
-  t0=$(date +%s); say "building the Kueue manager v$KUEUE_VERSION (cold: ~5 min)"
+  t0=$(date +%s); say "building the Kueue manager v$KUEUE_VERSION (cold: ~8-12 min)"
   GOBIN=$BINS go install -trimpath -ldflags='-s -w' "sigs.k8s.io/kueue/cmd/kueue@v$KUEUE_VERSION"
   dir=$(cd "$TMP" && go mod download -json "sigs.k8s.io/kueue@v$KUEUE_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*$/\1/p')
   rm -rf "$BINS/kueue-manifests" && mkdir -p "$BINS/kueue-manifests/crd"
@@ -110,7 +110,7 @@ if [ -z "$TF" ]; then
   TF_KIND=tofu
   TOFU=$CACHE/tofu-v$TOFU_VERSION/tofu
   if [ ! -x "$TOFU" ]; then
-    t0=$(date +%s); say "no terraform >= 1.5 on PATH: building OpenTofu v$TOFU_VERSION from its module source (cold: ~6.5 min)"
+    t0=$(date +%s); say "no terraform >= 1.5 on PATH: building OpenTofu v$TOFU_VERSION from its module source (cold: ~6-10 min)"
     dir=$(cd "$TMP" && go mod download -json "github.com/opentofu/opentofu@v$TOFU_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*$/\1/p')
     cp -r "$dir" "$TMP/opentofu" && chmod -R u+w "$TMP/opentofu"
     mkdir -p "$(dirname "$TOFU")"
