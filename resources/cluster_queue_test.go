@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -224,6 +225,55 @@ resource "mlplatform_resource_flavor" "later" {
 			{Config: acctest.ProviderConfig(t) + queue + flavor,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		},
+	})
+}
+
+// wait_for_active = false opts out of the wait: the apply succeeds while
+// Kueue reports the queue inactive, and that status is no drift.
+func TestAccClusterQueueWaitOptOut(t *testing.T) {
+	t.Parallel()
+	acctest.Env(t)
+	_, kq := acctest.Kube(t)
+	queue := `
+resource "mlplatform_cluster_queue" "q" {
+  name               = "acc-cq-nowait"
+  namespace_selector = {}
+  wait_for_active    = false
+  resource_groups = [{
+    covered_resources = ["nvidia.com/gpu"]
+    flavors = [{ name = "acc-cq-never", resources = [{ name = "nvidia.com/gpu", nominal_quota = "8" }] }]
+  }]
+}
+`
+	inactive := func(*terraform.State) error {
+		ctx := context.Background()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			got, err := kq.KueueV1beta2().ClusterQueues().Get(ctx, "acc-cq-nowait", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if c := meta.FindStatusCondition(got.Status.Conditions, kueuev1beta2.ClusterQueueActive); c != nil {
+				if c.Status != metav1.ConditionFalse || c.Reason != "FlavorNotFound" {
+					return fmt.Errorf("queue condition %s=%s (%s), want False (FlavorNotFound)", c.Type, c.Status, c.Reason)
+				}
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("Kueue reported no Active condition within 30s: %v", got.Status.Conditions)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderConfig(t) + queue,
+			Check:  inactive,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		}},
 	})
 }
 
