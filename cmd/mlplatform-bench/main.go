@@ -146,9 +146,7 @@ func run(ctx context.Context, teamList string, runs int, provider string) (bench
 	}
 
 	tfrc := filepath.Join(tmp, "terraformrc")
-	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/mlplatform/mlplatform\" = %[1]q\n"+
-		"    \"registry.opentofu.org/mlplatform/mlplatform\" = %[1]q\n  }\n  direct {}\n}\n", wrapDir)
-	if err := os.WriteFile(tfrc, []byte(rc), 0o600); err != nil {
+	if err := os.WriteFile(tfrc, []byte(testenv.TerraformRC(wrapDir)), 0o600); err != nil {
 		return bench.Result{}, err
 	}
 

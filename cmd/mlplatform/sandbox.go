@@ -188,7 +188,7 @@ func sandboxServe(dir, providerDir string, stdout io.Writer) error {
 		return err
 	}
 	tfrc := filepath.Join(dir, tfrcFile)
-	if err := os.WriteFile(tfrc, []byte(terraformRC(providerDir)), 0o600); err != nil {
+	if err := os.WriteFile(tfrc, []byte(testenv.TerraformRC(providerDir)), 0o600); err != nil {
 		return err
 	}
 	if err := writeEnvFile(filepath.Join(dir, envFile), env, tfrc); err != nil {
@@ -197,20 +197,6 @@ func sandboxServe(dir, providerDir string, stdout io.Writer) error {
 	fmt.Fprintln(stdout, "sandbox ready")
 	<-ctx.Done()
 	return nil
-}
-
-func terraformRC(providerDir string) string {
-	// Both hosts: `source = "mlplatform/mlplatform"` means registry.terraform.io
-	// to Terraform and registry.opentofu.org to OpenTofu.
-	return fmt.Sprintf(`# Written by mlplatform sandbox: use the locally built provider, no registry.
-provider_installation {
-  dev_overrides {
-    "registry.terraform.io/mlplatform/mlplatform" = %[1]q
-    "registry.opentofu.org/mlplatform/mlplatform" = %[1]q
-  }
-  direct {}
-}
-`, providerDir)
 }
 
 func writeEnvFile(path string, env *testenv.Env, tfrc string) error {

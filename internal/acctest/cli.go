@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
 
 // CLI runs the real Terraform CLI in a directory, with the provider built
@@ -40,11 +42,7 @@ func NewCLI(ctx context.Context, t testing.TB, root string, env ...string) *CLI 
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the provider: %v\n%s", err, out)
 	}
-	rc := "provider_installation {\n  dev_overrides {\n" +
-		"    \"registry.terraform.io/mlplatform/mlplatform\" = \"" + bin + "\"\n" +
-		"    \"registry.opentofu.org/mlplatform/mlplatform\" = \"" + bin + "\"\n" +
-		"  }\n  direct {}\n}\n"
-	if err := os.WriteFile(filepath.Join(tmp, "terraformrc"), []byte(rc), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "terraformrc"), []byte(testenv.TerraformRC(bin)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(tmp, "work")
