@@ -155,25 +155,35 @@ func (r Result) Criteria() []Criterion {
 	rss := ratio(float64(hi.RSS()), float64(lo.RSS()))
 	out = append(out,
 		Criterion{fmt.Sprintf("plan wall time N=%d ≤ %.0f × N=%d", hi.Teams, MaxWallRatio, lo.Teams), wall <= MaxWallRatio,
-			fmt.Sprintf("%s / %s = %.2f%s", secs(hi.Wall()), secs(lo.Wall()), wall, roundRatios(lo, hi))},
+			fmt.Sprintf("%s / %s = %.2f%s", secs(hi.Wall()), secs(lo.Wall()), wall, roundRatios(lo.walls(), hi.walls()))},
 		Criterion{fmt.Sprintf("provider peak RSS N=%d ≤ %.2f × N=%d", hi.Teams, MaxRSSRatio, lo.Teams), rss <= MaxRSSRatio,
 			fmt.Sprintf("%s / %s = %.2f", mib(hi.RSS()), mib(lo.RSS()), rss)},
 	)
 	return out
 }
 
-// roundRatios lists the wall ratio of each round (the plans of one round
-// ran one after the other, so they saw the machine at the same speed).
-func roundRatios(lo, hi Scale) string {
-	n := min(len(lo.Runs), len(hi.Runs))
+// roundRatios lists the ratio hi[i] / lo[i] of each round's wall times (the
+// plans of one round ran one after the other, so they saw the machine at the
+// same speed), or "" with fewer than two rounds.
+func roundRatios(lo, hi []time.Duration) string {
+	n := min(len(lo), len(hi))
 	if n < 2 {
 		return ""
 	}
 	parts := make([]string, n)
 	for i := range n {
-		parts[i] = fmt.Sprintf("%.2f", ratio(float64(hi.Runs[i].Wall), float64(lo.Runs[i].Wall)))
+		parts[i] = fmt.Sprintf("%.2f", ratio(float64(hi[i]), float64(lo[i])))
 	}
 	return " (each round: " + strings.Join(parts, ", ") + ")"
+}
+
+// walls is the wall time of each of the scale's platform plans, in order.
+func (s Scale) walls() []time.Duration {
+	out := make([]time.Duration, len(s.Runs))
+	for i, r := range s.Runs {
+		out[i] = r.Wall
+	}
+	return out
 }
 
 // BaselineNote compares the wall ratio of the platform's plans with that of
@@ -186,18 +196,10 @@ func (r Result) BaselineNote() string {
 	if len(lo.Baseline) == 0 || len(hi.Baseline) == 0 {
 		return ""
 	}
-	rounds := ""
-	if n := min(len(lo.Baseline), len(hi.Baseline)); n >= 2 {
-		parts := make([]string, n)
-		for i := range n {
-			parts[i] = fmt.Sprintf("%.2f", ratio(float64(hi.Baseline[i]), float64(lo.Baseline[i])))
-		}
-		rounds = " (each round: " + strings.Join(parts, ", ") + ")"
-	}
 	return fmt.Sprintf("Terraform alone, planning the same shape with terraform_data (internal/bench.Baseline: no provider process, "+
 		"no API request), took N=%d / N=%d = %s / %s = %.2f%s. That is Terraform's own work per resource instance "+
 		"against its own start-up; the platform's plan adds the provider's start-up (fixed) and its work per instance.",
-		hi.Teams, lo.Teams, secs(hi.BaselineWall()), secs(lo.BaselineWall()), ratio(float64(hi.BaselineWall()), float64(lo.BaselineWall())), rounds)
+		hi.Teams, lo.Teams, secs(hi.BaselineWall()), secs(lo.BaselineWall()), ratio(float64(hi.BaselineWall()), float64(lo.BaselineWall())), roundRatios(lo.Baseline, hi.Baseline))
 }
 
 // Pass reports whether every criterion holds.
