@@ -197,22 +197,29 @@ func TestAccClusterQueue(t *testing.T) {
 	})
 }
 
+// gpuQueue is a ClusterQueue named name with 8 GPUs of one flavor, for every
+// namespace, plus the attribute lines extra.
+func gpuQueue(name, flavor, extra string) string {
+	return fmt.Sprintf(`
+resource "mlplatform_cluster_queue" "q" {
+  name               = %q
+  namespace_selector = {}
+  %s
+  resource_groups = [{
+    covered_resources = ["nvidia.com/gpu"]
+    flavors = [{ name = %q, resources = [{ name = "nvidia.com/gpu", nominal_quota = "8" }] }]
+  }]
+}
+`, name, extra, flavor)
+}
+
 // A queue naming a flavor that does not exist fails the apply with Kueue's
 // reason, and succeeds once the flavor exists.
 func TestAccClusterQueueMissingFlavor(t *testing.T) {
 	t.Parallel()
 	acctest.Env(t)
-	queue := `
-resource "mlplatform_cluster_queue" "q" {
-  name               = "acc-cq-missing"
-  namespace_selector = {}
-  active_timeout     = "20s" # Kueue must have reported why, also on a busy CI machine
-  resource_groups = [{
-    covered_resources = ["nvidia.com/gpu"]
-    flavors = [{ name = "acc-cq-later", resources = [{ name = "nvidia.com/gpu", nominal_quota = "8" }] }]
-  }]
-}
-`
+	// 20s: Kueue must have reported why, also on a busy CI machine
+	queue := gpuQueue("acc-cq-missing", "acc-cq-later", `active_timeout = "20s"`)
 	flavor := `
 resource "mlplatform_resource_flavor" "later" {
   name = "acc-cq-later"
@@ -234,17 +241,7 @@ func TestAccClusterQueueWaitOptOut(t *testing.T) {
 	t.Parallel()
 	acctest.Env(t)
 	_, kq := acctest.Kube(t)
-	queue := `
-resource "mlplatform_cluster_queue" "q" {
-  name               = "acc-cq-nowait"
-  namespace_selector = {}
-  wait_for_active    = false
-  resource_groups = [{
-    covered_resources = ["nvidia.com/gpu"]
-    flavors = [{ name = "acc-cq-never", resources = [{ name = "nvidia.com/gpu", nominal_quota = "8" }] }]
-  }]
-}
-`
+	queue := gpuQueue("acc-cq-nowait", "acc-cq-never", "wait_for_active = false")
 	inactive := func(*terraform.State) error {
 		ctx := context.Background()
 		deadline := time.Now().Add(30 * time.Second)
@@ -283,16 +280,7 @@ func TestAccResourceFlavorInUse(t *testing.T) {
 	t.Parallel()
 	acctest.Env(t)
 	_, kq := acctest.Kube(t)
-	queue := `
-resource "mlplatform_cluster_queue" "user" {
-  name               = "acc-cq-user"
-  namespace_selector = {}
-  resource_groups = [{
-    covered_resources = ["nvidia.com/gpu"]
-    flavors = [{ name = "acc-cq-used", resources = [{ name = "nvidia.com/gpu", nominal_quota = "8" }] }]
-  }]
-}
-`
+	queue := gpuQueue("acc-cq-user", "acc-cq-used", "")
 	flavor := `
 resource "mlplatform_resource_flavor" "used" {
   name = "acc-cq-used"

@@ -162,11 +162,8 @@ func TestUpdateNodePoolMachineTypeKeepsAcceleratorPairing(t *testing.T) {
 			t.Parallel()
 			e := start(t)
 			e.srv.Container.AddCluster(project, location, "c", false)
-			ctx := context.Background()
-			e.finish(t, mustOp(t)(e.cm.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{
-				Parent: clusterName("c"), NodePool: gpuPool("t4", "n1-standard-4", "nvidia-tesla-t4", 1),
-			})))
-			op, err := e.cm.UpdateNodePool(ctx, &containerpb.UpdateNodePoolRequest{Name: poolName("c", "t4"), MachineType: tt.machine})
+			e.givenPool(t, gpuPool("t4", "n1-standard-4", "nvidia-tesla-t4", 1))
+			op, err := e.cm.UpdateNodePool(context.Background(), &containerpb.UpdateNodePoolRequest{Name: poolName("c", "t4"), MachineType: tt.machine})
 			if tt.wantCode != codes.OK {
 				wantCode(t, err, tt.wantCode, tt.wantMsg...)
 				return

@@ -2,6 +2,7 @@ package fakegcp_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	container "cloud.google.com/go/container/apiv1"
 	containerpb "cloud.google.com/go/container/apiv1/containerpb"
 	admin "cloud.google.com/go/iam/admin/apiv1"
+	"google.golang.org/api/iterator"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -112,6 +114,30 @@ func mustOp(t *testing.T) func(*containerpb.Operation, error) *containerpb.Opera
 			t.Fatalf("want RUNNING op, got %v", op.Status)
 		}
 		return op
+	}
+}
+
+// givenPool creates np in cluster "c" (which must exist) and finishes the
+// operation.
+func (e *env) givenPool(t *testing.T, np *containerpb.NodePool) {
+	t.Helper()
+	e.finish(t, mustOp(t)(e.cm.CreateNodePool(context.Background(), &containerpb.CreateNodePoolRequest{Parent: clusterName("c"), NodePool: np})))
+}
+
+// accountEmails follows the iterator to the end: the e-mail of every account
+// listed, in order.
+func accountEmails(t *testing.T, it *admin.ServiceAccountIterator) []string {
+	t.Helper()
+	var emails []string
+	for {
+		sa, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			return emails
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		emails = append(emails, sa.Email)
 	}
 }
 

@@ -2,7 +2,6 @@ package fakegcp_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	adminpb "cloud.google.com/go/iam/admin/apiv1/adminpb"
 	"cloud.google.com/go/iam/apiv1/iampb"
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/api/iterator"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/testing/protocmp"
@@ -223,18 +221,7 @@ func TestIAMListServiceAccountsPages(t *testing.T) {
 	}
 
 	e.srv.ResetRequests()
-	var emails []string
-	it := e.ic.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project, PageSize: 100})
-	for {
-		sa, err := it.Next()
-		if errors.Is(err, iterator.Done) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		emails = append(emails, sa.Email)
-	}
+	emails := accountEmails(t, e.ic.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project, PageSize: 100}))
 	if len(emails) != 105 || !slices.IsSorted(emails) || len(slices.Compact(slices.Clone(emails))) != 105 {
 		t.Errorf("got %d accounts (sorted: %v), want each of the 105 once", len(emails), slices.IsSorted(emails))
 	}
@@ -259,18 +246,7 @@ func TestIAMListServiceAccountsScopeAndPageSize(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var emails []string
-	it := e.ic.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project})
-	for {
-		sa, err := it.Next()
-		if errors.Is(err, iterator.Done) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		emails = append(emails, sa.Email)
-	}
+	emails := accountEmails(t, e.ic.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project}))
 	if diff := cmp.Diff([]string{"trainer-gsa@" + project + ".iam.gserviceaccount.com"}, emails); diff != "" {
 		t.Errorf("accounts of %s (-want +got):\n%s", project, diff)
 	}

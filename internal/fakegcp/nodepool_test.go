@@ -497,10 +497,9 @@ func TestUpdateNodePoolKeepsGPUTaint(t *testing.T) {
 			t.Parallel()
 			e := start(t)
 			e.srv.Container.AddCluster(project, location, "c", false)
-			ctx := context.Background()
-			e.finish(t, mustOp(t)(e.cm.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: clusterName("c"), NodePool: tt.pool})))
+			e.givenPool(t, tt.pool)
 			tt.req.Name = poolName("c", "np")
-			e.finish(t, mustOp(t)(e.cm.UpdateNodePool(ctx, tt.req)))
+			e.finish(t, mustOp(t)(e.cm.UpdateNodePool(context.Background(), tt.req)))
 			if diff := cmp.Diff(tt.wantTaints, e.getPool(t, "c", "np").Config.Taints, protocmp.Transform()); diff != "" {
 				t.Errorf("taints (-want +got):\n%s", diff)
 			}
