@@ -34,8 +34,9 @@ type ClusterQueue struct {
 // NewClusterQueue is the resource constructor.
 func NewClusterQueue() resource.Resource {
 	return &ClusterQueue{objectCRUD: objectCRUD[clusterQueueModel, spec.ClusterQueue]{
-		kind:       "ClusterQueue",
-		reconciler: reconcilerOf[spec.ClusterQueue](reconcile.NewClusterQueues),
+		resourceType: "mlplatform_cluster_queue",
+		kind:         "ClusterQueue",
+		reconciler:   reconcilerOf[spec.ClusterQueue](reconcile.NewClusterQueues),
 		toSpec: func(ctx context.Context, m clusterQueueModel, d *diag.Diagnostics) spec.ClusterQueue {
 			return m.toSpec(ctx, d)
 		},

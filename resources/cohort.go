@@ -27,8 +27,9 @@ type Cohort struct {
 // NewCohort is the resource constructor.
 func NewCohort() resource.Resource {
 	return &Cohort{objectCRUD: objectCRUD[cohortModel, spec.Cohort]{
-		kind:       "Cohort",
-		reconciler: reconcilerOf[spec.Cohort](reconcile.NewCohorts),
+		resourceType: "mlplatform_cohort",
+		kind:         "Cohort",
+		reconciler:   reconcilerOf[spec.Cohort](reconcile.NewCohorts),
 		toSpec: func(ctx context.Context, m cohortModel, d *diag.Diagnostics) spec.Cohort {
 			return m.toSpec(ctx, d)
 		},

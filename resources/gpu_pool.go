@@ -165,7 +165,7 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 			"resource_labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Google Cloud labels on the pool's VMs, for cost reports (e.g. `team`, `owner`). The provider adds `" +
 					spec.CostLabelPool + "`, `" + spec.CostLabelGPU + "` and `" + spec.CostLabelCapacity + "` from the pool itself (set them here to override); " +
-					"all labels, GKE's `goog-gke-*` included, are in `effective_labels`. Changed in place."},
+					"all labels, GKE's `goog-gke-*` and the provider's `" + spec.PoolMarkerLabel + "` included, are in `effective_labels`. Changed in place."},
 			"disk": schema.SingleNestedAttribute{Optional: true, Computed: true, MarkdownDescription: "Boot disk; default GKE's. Changed in place.",
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 				Attributes: map[string]schema.Attribute{
@@ -187,7 +187,8 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 				MarkdownDescription: "Tolerations a pod needs to run here, known at plan time: GKE's `nvidia.com/gpu` taint, the queued-provisioning " +
 					"taint, and each of `taints`. Use as a ResourceFlavor's `tolerations`."},
 			"effective_labels": schema.MapAttribute{Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "Every Google Cloud label on the pool's VMs: `resource_labels`, the default cost labels and GKE's `goog-gke-*`."},
+				MarkdownDescription: "Every Google Cloud label on the pool's VMs: `resource_labels`, the default cost labels, GKE's `goog-gke-*`, " +
+					"and `" + spec.PoolMarkerLabel + " = " + spec.ManagedBy + "` on a pool the provider created (not on an imported one)."},
 			"effective_taints": schema.ListNestedAttribute{Computed: true,
 				MarkdownDescription: "Every taint on the pool's nodes, GKE's `nvidia.com/gpu` included.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -413,12 +414,13 @@ func (r *GPUPool) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 }
 
 // wantEffectiveLabels is what effective_labels must be after an apply that
-// leaves GKE's own goog-* labels (from state) alone: those, then the pool's
-// labels (the default cost labels and resource_labels).
+// leaves GKE's own goog-* labels and the platform's marker (from state)
+// alone: those, then the pool's labels (the default cost labels and
+// resource_labels).
 func wantEffectiveLabels(ctx context.Context, p spec.GPUPool, state types.Map, diags *diag.Diagnostics) types.Map {
 	want := map[string]string{}
 	for k, v := range stringMap(ctx, state, diags) {
-		if strings.HasPrefix(k, "goog-") {
+		if spec.IsServerOrMarkerResourceLabel(k) {
 			want[k] = v
 		}
 	}
@@ -506,6 +508,10 @@ func (r *GPUPool) write(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	got, err := call(rec, ctx, p)
+	if errors.Is(err, reconcile.ErrNotOwned) {
+		diagnostics.NotOwned(diags, "mlplatform_gpu_pool", reconcile.RefOf(p).NodePoolName(), "", err)
+		return
+	}
 	if err != nil {
 		gpuPoolError(diags, "Could Not "+verb+" GPU Pool "+p.Name, err)
 		return

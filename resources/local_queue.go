@@ -35,10 +35,11 @@ type LocalQueue struct {
 // NewLocalQueue is the resource constructor.
 func NewLocalQueue() resource.Resource {
 	return &LocalQueue{objectCRUD: objectCRUD[localQueueModel, spec.LocalQueue]{
-		kind:       "LocalQueue",
-		reconciler: reconcilerOf[spec.LocalQueue](reconcile.NewLocalQueues),
-		toSpec:     func(_ context.Context, m localQueueModel, _ *diag.Diagnostics) spec.LocalQueue { return m.toSpec() },
-		validate:   spec.LocalQueue.Validate,
+		resourceType: "mlplatform_local_queue",
+		kind:         "LocalQueue",
+		reconciler:   reconcilerOf[spec.LocalQueue](reconcile.NewLocalQueues),
+		toSpec:       func(_ context.Context, m localQueueModel, _ *diag.Diagnostics) spec.LocalQueue { return m.toSpec() },
+		validate:     spec.LocalQueue.Validate,
 		ref: func(m localQueueModel) reconcile.Ref {
 			return reconcile.Ref{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString()}
 		},

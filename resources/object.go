@@ -2,6 +2,7 @@ package resources
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"time"
 
@@ -24,8 +25,12 @@ const deleteTimeout = 5 * time.Minute
 // specReconciler is what the CRUD glue needs of a reconciler. A
 // reconcile.Object satisfies it, and so does a reconciler that composes
 // several objects into one spec (reconcile.ProvisioningAdmissionChecks).
+// Create fails with a *reconcile.NotOwnedError, before any write, when the
+// object exists and the platform did not create it; Apply updates an object
+// the resource manages (created or imported).
 type specReconciler[S any] interface {
 	Observe(ctx context.Context, ref reconcile.Ref) (S, bool, error)
+	Create(ctx context.Context, ref reconcile.Ref, desired S) (S, error)
 	Apply(ctx context.Context, ref reconcile.Ref, desired S) (S, error)
 	Delete(ctx context.Context, ref reconcile.Ref) error
 }
@@ -40,7 +45,13 @@ func reconcilerOf[S any, R specReconciler[S]](f func(*kube.Client) R) func(*kube
 // specReconciler. Resources embed it (it provides Configure, Create, Read,
 // Update and Delete) and keep only schema, validation, import and conversions.
 type objectCRUD[M any, S any] struct {
-	kind       string
+	kind string
+	// resourceType is the resource's type name (mlplatform_...), for the
+	// import hint when a create finds someone else's object.
+	resourceType string
+	// importID, when set, is the import ID of the object at ref (default
+	// ref.String(), which is NAME or NAMESPACE/NAME).
+	importID   func(reconcile.Ref) string
 	clients    *platform.Clients
 	reconciler func(*kube.Client) specReconciler[S]
 	// toSpec converts a plan (or config) into the desired spec.
@@ -57,6 +68,9 @@ type objectCRUD[M any, S any] struct {
 	// leaves the recorded state in place, so nothing is orphaned and the next
 	// apply repairs it.
 	afterApply func(context.Context, *kube.Client, M, S) error
+	// beforeDelete, when set, runs before the delete; an error refuses it
+	// (nothing is deleted), e.g. a namespace that still holds data.
+	beforeDelete func(context.Context, *kube.Client, M) error
 }
 
 func (c *objectCRUD[M, S]) kube(ctx context.Context, diags *diag.Diagnostics) (*kube.Client, bool) {
@@ -68,8 +82,9 @@ func (c *objectCRUD[M, S]) kube(ctx context.Context, diags *diag.Diagnostics) (*
 	return kc, true
 }
 
-// apply makes the cluster match the plan and records what the server holds.
-func (c *objectCRUD[M, S]) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
+// apply makes the cluster match the plan and records what the server holds:
+// with the reconciler's Create on create, its Apply on update.
+func (c *objectCRUD[M, S]) apply(ctx context.Context, creating bool, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
 	var m M
 	diags.Append(getModel(ctx, plan, &m)...)
 	if diags.HasError() {
@@ -89,7 +104,19 @@ func (c *objectCRUD[M, S]) apply(ctx context.Context, plan tfsdk.Plan, state *tf
 	}
 	r := c.reconciler(kc)
 	ref := c.ref(m)
-	got, err := r.Apply(ctx, ref, desired)
+	write := r.Apply
+	if creating {
+		write = r.Create
+	}
+	got, err := write(ctx, ref, desired)
+	if errors.Is(err, reconcile.ErrNotOwned) {
+		id := ref.String()
+		if c.importID != nil {
+			id = c.importID(ref)
+		}
+		diagnostics.NotOwned(diags, c.resourceType, id, "", err)
+		return
+	}
 	if err != nil {
 		diagnostics.Error(diags, "Could Not Apply "+c.kind+" "+ref.String(), err)
 		return
@@ -150,6 +177,12 @@ func (c *objectCRUD[M, S]) delete(ctx context.Context, current tfsdk.State, diag
 	ctx, cancel := context.WithTimeout(ctx, deleteTimeout)
 	defer cancel()
 	ref := c.ref(m)
+	if c.beforeDelete != nil {
+		if err := c.beforeDelete(ctx, kc, m); err != nil {
+			diagnostics.Error(diags, "Could Not Delete "+c.kind+" "+ref.String(), err)
+			return
+		}
+	}
 	if err := r.Delete(ctx, ref); err != nil {
 		diagnostics.Error(diags, "Could Not Delete "+c.kind+" "+ref.String(), err)
 	}
@@ -160,11 +193,11 @@ func (c *objectCRUD[M, S]) Configure(_ context.Context, req resource.ConfigureRe
 }
 
 func (c *objectCRUD[M, S]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	c.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+	c.apply(ctx, true, req.Plan, &resp.State, &resp.Diagnostics)
 }
 
 func (c *objectCRUD[M, S]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	c.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+	c.apply(ctx, false, req.Plan, &resp.State, &resp.Diagnostics)
 }
 
 func (c *objectCRUD[M, S]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

@@ -36,7 +36,8 @@ type ProvisioningAdmissionCheck struct {
 // NewProvisioningAdmissionCheck is the resource constructor.
 func NewProvisioningAdmissionCheck() resource.Resource {
 	return &ProvisioningAdmissionCheck{objectCRUD: objectCRUD[provisioningAdmissionCheckModel, spec.ProvisioningAdmissionCheck]{
-		kind: "Provisioning AdmissionCheck",
+		resourceType: "mlplatform_provisioning_admission_check",
+		kind:         "Provisioning AdmissionCheck",
 		reconciler: func(c *kube.Client) specReconciler[spec.ProvisioningAdmissionCheck] {
 			return reconcile.NewProvisioningAdmissionChecks(c)
 		},

@@ -32,8 +32,9 @@ type ResourceFlavor struct {
 // NewResourceFlavor is the resource constructor.
 func NewResourceFlavor() resource.Resource {
 	return &ResourceFlavor{objectCRUD: objectCRUD[resourceFlavorModel, spec.ResourceFlavor]{
-		kind:       "ResourceFlavor",
-		reconciler: reconcilerOf[spec.ResourceFlavor](reconcile.NewResourceFlavors),
+		resourceType: "mlplatform_resource_flavor",
+		kind:         "ResourceFlavor",
+		reconciler:   reconcilerOf[spec.ResourceFlavor](reconcile.NewResourceFlavors),
 		toSpec: func(ctx context.Context, m resourceFlavorModel, d *diag.Diagnostics) spec.ResourceFlavor {
 			return m.toSpec(ctx, d)
 		},

@@ -4,10 +4,12 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -15,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -34,14 +38,21 @@ type TeamNamespace struct {
 // NewTeamNamespace is the resource constructor.
 func NewTeamNamespace() resource.Resource {
 	return &TeamNamespace{objectCRUD: objectCRUD[teamNamespaceModel, spec.TeamNamespace]{
-		kind:       "Namespace",
-		reconciler: reconcilerOf[spec.TeamNamespace](reconcile.NewTeamNamespaces),
+		resourceType: "mlplatform_team_namespace",
+		kind:         "Namespace",
+		reconciler:   reconcilerOf[spec.TeamNamespace](reconcile.NewTeamNamespaces),
 		toSpec: func(ctx context.Context, m teamNamespaceModel, d *diag.Diagnostics) spec.TeamNamespace {
 			return m.toSpec(ctx, d)
 		},
 		validate: spec.TeamNamespace.Validate,
 		ref:      func(m teamNamespaceModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
 		toState:  teamNamespaceState,
+		beforeDelete: func(ctx context.Context, kc *kube.Client, m teamNamespaceModel) error {
+			if m.Force.ValueBool() {
+				return nil
+			}
+			return reconcile.NamespaceData(ctx, kc, m.Name.ValueString())
+		},
 	}}
 }
 
@@ -54,7 +65,15 @@ func (r *TeamNamespace) Schema(_ context.Context, _ resource.SchemaRequest, resp
 		MarkdownDescription: "A team's namespace, safe by default: Pod Security level `restricted` enforced, cost labels " +
 			"(`" + spec.TeamLabel + "`, `" + spec.OwnerLabel + "`) so usage can be traced, and a `selector` for a ClusterQueue's " +
 			"`namespace_selector`. Only the labels and annotations configured here are managed; others (added by other tools) are left alone. " +
-			"Deleting it waits until Kubernetes has removed everything in the namespace.",
+			"Deleting it waits until Kubernetes has removed everything in the namespace.\n\n" +
+			"**Data is kept safe:** while the namespace holds PersistentVolumeClaims (checkpoints), or Jobs, JobSets or Kueue Workloads " +
+			"that have not finished, a plan that would delete it (destroy, removal from the configuration, or a rename) fails, naming " +
+			"them, before anything in that apply is deleted. Set `force_destroy = true`, and apply it, to delete the namespace with " +
+			"everything in it.\n\n" +
+			"A create fails, and leaves it unchanged, when a namespace of that name exists that mlplatform did not create; " +
+			"import it to manage it (the import adopts its labels and annotations as they are; apply then sets only the ones configured " +
+			"here, and leaves every other label, annotation and object in it alone). System namespaces (`default`, `kube-*`, " +
+			"`kueue-system`, `gke-*`, ...) are refused at plan.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The namespace name.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
@@ -70,6 +89,10 @@ func (r *TeamNamespace) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "More labels. The platform's own keys are reserved."},
 			"annotations": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Annotations."},
+			"force_destroy": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Delete the namespace even while it holds PersistentVolumeClaims or unfinished Jobs, JobSets or Kueue " +
+					"Workloads, which are deleted with it. Default `false`: such a deletion is refused at plan time, naming them. " +
+					"Like terraform-provider-google's `force_destroy`, it must be applied (in state) before the destroy it allows."},
 			"selector": schema.SingleNestedAttribute{Computed: true,
 				MarkdownDescription: "Selects this team's namespaces: use as a ClusterQueue's `namespace_selector`.",
 				PlanModifiers:       []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
@@ -83,8 +106,16 @@ func (r *TeamNamespace) Schema(_ context.Context, _ resource.SchemaRequest, resp
 }
 
 // ModifyPlan makes the selector known at plan time, so a ClusterQueue's
-// namespace_selector shows its real value in the plan.
+// namespace_selector shows its real value in the plan; and it refuses, at
+// plan time, a deletion (destroy, or a rename's replacement) of a namespace
+// that holds data, so nothing of that apply is deleted.
 func (r *TeamNamespace) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !req.State.Raw.IsNull() {
+		r.protectData(ctx, req, resp)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -94,6 +125,31 @@ func (r *TeamNamespace) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("selector"), teamSelector(team.ValueString()))...)
+}
+
+// protectData fails the plan when it deletes the namespace in state (a
+// destroy, or a new name) while the namespace holds data or unfinished work
+// and force_destroy is not set in state.
+func (r *TeamNamespace) protectData(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var state teamNamespaceModel
+	resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
+	if resp.Diagnostics.HasError() || state.Force.ValueBool() || r.clients == nil {
+		return
+	}
+	if !req.Plan.Raw.IsNull() {
+		var name types.String
+		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+		if name.IsUnknown() || name.Equal(state.Name) {
+			return // kept (an unknown name is decided at apply, where Delete checks again)
+		}
+	}
+	kc, ok := r.kube(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if err := reconcile.NamespaceData(ctx, kc, state.Name.ValueString()); err != nil {
+		diagnostics.Error(&resp.Diagnostics, "Namespace "+state.Name.ValueString()+" Holds Data", err)
+	}
 }
 
 func (r *TeamNamespace) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -108,5 +164,5 @@ func (r *TeamNamespace) ValidateConfig(ctx context.Context, req resource.Validat
 
 // ImportState imports by name: terraform import mlplatform_team_namespace.x NAME.
 func (r *TeamNamespace) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importByName(ctx, req, resp, nil)
+	importByName(ctx, req, resp, map[string]attr.Value{"force_destroy": types.BoolValue(false)})
 }

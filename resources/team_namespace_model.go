@@ -19,6 +19,7 @@ type teamNamespaceModel struct {
 	Labels      types.Map    `tfsdk:"labels"`
 	Annotations types.Map    `tfsdk:"annotations"`
 	Selector    types.Object `tfsdk:"selector"`
+	Force       types.Bool   `tfsdk:"force_destroy"`
 }
 
 func (m teamNamespaceModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.TeamNamespace {
@@ -70,5 +71,7 @@ func teamNamespaceState(ctx context.Context, s spec.TeamNamespace, prior teamNam
 		Labels:      stringMapState(ctx, onlyKeysOf(ctx, s.Labels, prior.Labels, diags), prior.Labels, diags),
 		Annotations: stringMapState(ctx, onlyKeysOf(ctx, s.Annotations, prior.Annotations, diags), prior.Annotations, diags),
 		Selector:    teamSelector(s.Team),
+		Force:       types.BoolValue(boolOr(prior.Force, false)), // not held by the server
 	}
 }
+

@@ -38,8 +38,9 @@ type TrainingNetworkPolicy struct {
 // NewTrainingNetworkPolicy is the resource constructor.
 func NewTrainingNetworkPolicy() resource.Resource {
 	return &TrainingNetworkPolicy{objectCRUD: objectCRUD[trainingNetworkPolicyModel, spec.TrainingNetworkPolicy]{
-		kind:       "Training NetworkPolicies",
-		reconciler: reconcilerOf[spec.TrainingNetworkPolicy](reconcile.NewTrainingNetworkPolicies),
+		resourceType: "mlplatform_training_network_policy",
+		kind:         "Training NetworkPolicies",
+		reconciler:   reconcilerOf[spec.TrainingNetworkPolicy](reconcile.NewTrainingNetworkPolicies),
 		toSpec: func(ctx context.Context, m trainingNetworkPolicyModel, d *diag.Diagnostics) spec.TrainingNetworkPolicy {
 			return m.toSpec(ctx, d)
 		},
@@ -47,7 +48,8 @@ func NewTrainingNetworkPolicy() resource.Resource {
 		ref: func(m trainingNetworkPolicyModel) reconcile.Ref {
 			return reconcile.Ref{Namespace: m.Namespace.ValueString()}
 		},
-		toState: trainingNetworkPolicyState,
+		toState:  trainingNetworkPolicyState,
+		importID: func(ref reconcile.Ref) string { return ref.Namespace },
 	}}
 }
 

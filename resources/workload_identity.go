@@ -224,6 +224,11 @@ func (r *WorkloadIdentity) apply(ctx context.Context, plan tfsdk.Plan, prior *tf
 	for _, msg := range warnings {
 		diags.AddWarning("Some Node Pools Cannot Serve Workload Identity", msg)
 	}
+	var notOwned *reconcile.NotOwnedError
+	if errors.As(err, &notOwned) && prior == nil {
+		diagnostics.NotOwned(diags, "mlplatform_workload_identity", desired.Namespace+"/"+desired.KSA, notOwnedAdvice(desired, notOwned), err)
+		return // nothing was written, so nothing is recorded
+	}
 	if err != nil {
 		diagnostics.Error(diags, "Could Not Apply Workload Identity "+desired.Namespace+"/"+desired.KSA, err)
 		if prior == nil && (errors.Is(err, reconcile.ErrPreflight) || errors.Is(err, reconcile.ErrNoWorkloadPool)) {
@@ -233,6 +238,26 @@ func (r *WorkloadIdentity) apply(ctx context.Context, plan tfsdk.Plan, prior *tf
 		// binding tainted and the next apply cleans up and starts over.
 	}
 	diags.Append(setState(ctx, state, workloadIdentityState(desired, st, m))...)
+}
+
+// notOwnedAdvice is the way out, other than import, when a create finds a
+// part of the binding someone else made.
+func notOwnedAdvice(s spec.WorkloadIdentity, e *reconcile.NotOwnedError) string {
+	switch e.Kind {
+	case reconcile.KindKSA:
+		return "set create_kubernetes_service_account = false to bind the existing account without owning it (only its " +
+			spec.GSAAnnotation + " annotation is then managed, and removed on destroy), or choose another kubernetes_service_account"
+	case reconcile.KindAnnotation:
+		return "remove the annotation (kubectl annotate serviceaccount -n " + s.Namespace + " " + s.KSA + " " + spec.GSAAnnotation +
+			"-) if nothing relies on it, or bind another Kubernetes service account"
+	case reconcile.KindGSA:
+		return "set google_service_account = \"" + s.GSA() + "\" instead of create_google_service_account to bind to the existing " +
+			"account without managing it (it is then never deleted), or choose another account_id"
+	case reconcile.KindGrant:
+		return "remove that grant first if this binding is to own it (gcloud iam service-accounts remove-iam-policy-binding " + s.GSA() +
+			" --role=" + iam.WorkloadIdentityUser + " --member='" + s.Member() + "'), or bind another Kubernetes service account"
+	}
+	return ""
 }
 
 func (r *WorkloadIdentity) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -110,10 +110,11 @@ func workloadIdentityState(s spec.WorkloadIdentity, st reconcile.WorkloadIdentit
 		m.Granted = types.BoolValue(st.MemberGranted)
 	}
 	if s.CreateGSA != nil && st.GSAExists {
+		description, _ := spec.SplitGSADescription(st.GSA.GetDescription())
 		m.CreateGSA = types.ObjectValueMust(createGSAType.AttrTypes, map[string]attr.Value{
 			"account_id":   types.StringValue(s.CreateGSA.AccountID),
 			"display_name": keepNullIfEmpty(prior.createGSA("display_name"), st.GSA.GetDisplayName()),
-			"description":  keepNullIfEmpty(prior.createGSA("description"), st.GSA.GetDescription()),
+			"description":  keepNullIfEmpty(prior.createGSA("description"), description),
 		})
 	}
 	return m

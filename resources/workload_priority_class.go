@@ -29,8 +29,9 @@ type WorkloadPriorityClass struct {
 // NewWorkloadPriorityClass is the resource constructor.
 func NewWorkloadPriorityClass() resource.Resource {
 	return &WorkloadPriorityClass{objectCRUD: objectCRUD[workloadPriorityClassModel, spec.WorkloadPriorityClass]{
-		kind:       "WorkloadPriorityClass",
-		reconciler: reconcilerOf[spec.WorkloadPriorityClass](reconcile.NewWorkloadPriorityClasses),
+		resourceType: "mlplatform_workload_priority_class",
+		kind:         "WorkloadPriorityClass",
+		reconciler:   reconcilerOf[spec.WorkloadPriorityClass](reconcile.NewWorkloadPriorityClasses),
 		toSpec: func(_ context.Context, m workloadPriorityClassModel, _ *diag.Diagnostics) spec.WorkloadPriorityClass {
 			return m.toSpec()
 		},

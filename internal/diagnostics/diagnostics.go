@@ -67,6 +67,38 @@ func Explain(err error) string {
 	return fmt.Sprintf("%s\n\nOriginal error: %v", plain(err), err)
 }
 
+// NotOwned reports a create that found an object someone else made: the
+// fact, and both ways out. resourceType is the resource's type (e.g.
+// mlplatform_team_namespace) and importID what `terraform import` takes for
+// the object; otherwise, when set, is the other way out (default: choose
+// another name). Nothing was written, so nothing is recorded in state.
+func NotOwned(diags *diag.Diagnostics, resourceType, importID, otherwise string, err error) {
+	var no *reconcile.NotOwnedError
+	if !errors.As(err, &no) {
+		Error(diags, "Could Not Create "+resourceType, err)
+		return
+	}
+	if otherwise == "" {
+		otherwise = "choose another name"
+	}
+	diags.AddError(titleCase(no.Kind)+" "+no.Name+" Already Exists", fmt.Sprintf(
+		"%s %s already exists and is not managed by mlplatform, so this create stopped before writing anything: the existing object "+
+			"is unchanged, and a later destroy of this configuration will not touch it.\n\n"+
+			"To manage it with this resource, import it:\n\n  terraform import %s.<resource name> %s\n\n"+
+			"(or an import block: import { to = %s.<resource name>, id = %q }). The next plan then shows exactly what apply would change. "+
+			"Otherwise, %s.\n\nOriginal error: %v",
+		no.Kind, no.Name, resourceType, importID, resourceType, importID, otherwise, err))
+}
+
+// titleCase upper-cases the first letter of each word, for summaries.
+func titleCase(s string) string {
+	words := strings.Fields(s)
+	for i, w := range words {
+		words[i] = strings.ToUpper(w[:1]) + w[1:]
+	}
+	return strings.Join(words, " ")
+}
+
 func plain(err error) string {
 	var fe spec.FieldErrors
 	var urlErr *url.Error
@@ -74,6 +106,13 @@ func plain(err error) string {
 	switch {
 	case errors.As(err, &fe):
 		return "The configuration is not valid: " + fe.Error()
+	case errors.Is(err, reconcile.ErrHoldsData):
+		return "Deleting this namespace would delete, with it, the volumes and unfinished work named below, so nothing was deleted " +
+			"(a plan that would delete it stops before any deletion). Save what you need and delete them, or let the work finish; " +
+			"or, to delete the namespace with everything in it, set force_destroy = true on it and apply that before destroying."
+	case errors.Is(err, reconcile.ErrNotOwned):
+		return "The object already exists and was not created by mlplatform, so the provider left it unchanged. " +
+			"Import it (terraform import) to manage it, or choose another name."
 	case errors.Is(err, reconcile.ErrInUse):
 		return "Kueue still uses this object, so the provider did not delete it (Kueue would only hold it in Terminating). " +
 			"The details below name what uses it and what to do."

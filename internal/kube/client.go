@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"sync"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
@@ -31,11 +32,13 @@ const (
 	Burst = 2000
 )
 
-// Client holds the typed clientsets.
+// Client holds the typed clientsets, and a dynamic client for the kinds of
+// other projects the platform only reads (JobSets).
 type Client struct {
-	Host  string
-	Core  kubernetes.Interface
-	Kueue kueueclient.Interface
+	Host    string
+	Core    kubernetes.Interface
+	Kueue   kueueclient.Interface
+	Dynamic dynamic.Interface
 
 	listReads bool     // EnableListReads
 	lists     sync.Map // kind → *ListCache[O] (Listed)
@@ -64,5 +67,9 @@ func New(cfg *rest.Config, userAgent string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build the Kueue client for %s: %w", c.Host, err)
 	}
-	return &Client{Host: c.Host, Core: core, Kueue: kq}, nil
+	dyn, err := dynamic.NewForConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("build the dynamic client for %s: %w", c.Host, err)
+	}
+	return &Client{Host: c.Host, Core: core, Kueue: kq, Dynamic: dyn}, nil
 }

@@ -249,7 +249,8 @@ const reservationNameKey = "compute.googleapis.com/reservation-name"
 // serverTaint reports taints GKE adds itself.
 func serverTaint(key string) bool { return key == spec.GPUTaintKey || key == spec.QueuedTaintKey }
 
-// BuildNodePool is the CreateNodePool body for a pool.
+// BuildNodePool is the CreateNodePool body for a pool: its resource labels
+// carry the platform's marker (spec.PoolMarkerLabel).
 func BuildNodePool(p spec.GPUPool) *containerpb.NodePool {
 	mt := p.MachineType
 	if mt == "" {
@@ -262,7 +263,7 @@ func BuildNodePool(p spec.GPUPool) *containerpb.NodePool {
 		ServiceAccount:         p.ServiceAccount,
 		Labels:                 maps.Clone(p.Labels),
 		Taints:                 taintsToPB(p.Taints),
-		ResourceLabels:         p.EffectiveResourceLabels(),
+		ResourceLabels:         poolMarked(p.EffectiveResourceLabels()),
 		Accelerators:           acceleratorsPB(p.GPU),
 		Spot:                   p.Capacity == spec.CapacitySpot,
 		WorkloadMetadataConfig: &containerpb.WorkloadMetadataConfig{Mode: workloadMode(p.WorkloadIdentity)},
@@ -289,6 +290,16 @@ func BuildNodePool(p spec.GPUPool) *containerpb.NodePool {
 		np.QueuedProvisioning = &containerpb.NodePool_QueuedProvisioning{Enabled: true}
 	}
 	return np
+}
+
+func poolMarked(labels map[string]string) map[string]string {
+	labels[spec.PoolMarkerLabel] = spec.ManagedBy
+	return labels
+}
+
+// PoolCreated reports whether a node pool carries the platform's marker.
+func PoolCreated(np *containerpb.NodePool) bool {
+	return np.GetConfig().GetResourceLabels()[spec.PoolMarkerLabel] == spec.ManagedBy
 }
 
 func workloadMode(on bool) containerpb.WorkloadMetadataConfig_Mode {
@@ -435,7 +446,7 @@ func FromNodePool(ref GPUPoolRef, np *containerpb.NodePool, hint spec.GPUPool) s
 	p.Taints = taintsFromPB(cfg.GetTaints(), func(k string) bool { return !serverTaint(k) })
 	for k, v := range cfg.GetResourceLabels() {
 		_, configured := hint.ResourceLabels[k]
-		if strings.HasPrefix(k, "goog-") || (spec.IsDefaultResourceLabel(k) && !configured) {
+		if spec.IsServerOrMarkerResourceLabel(k) || (spec.IsDefaultResourceLabel(k) && !configured) {
 			continue
 		}
 		if p.ResourceLabels == nil {
@@ -534,12 +545,15 @@ func Diff(desired spec.GPUPool, actual *containerpb.NodePool) ([]Action, error) 
 	wantRL := desired.EffectiveResourceLabels()
 	curRL := map[string]string{}
 	for k, v := range actual.GetConfig().GetResourceLabels() {
-		if !strings.HasPrefix(k, "goog-") {
+		if !spec.IsServerOrMarkerResourceLabel(k) {
 			curRL[k] = v
 		}
 	}
 	if !maps.Equal(wantRL, curRL) {
 		update("resource_labels", func(r *containerpb.UpdateNodePoolRequest) {
+			if PoolCreated(actual) { // the request replaces every label: keep the marker
+				wantRL = poolMarked(wantRL)
+			}
 			r.ResourceLabels = &containerpb.ResourceLabels{Labels: wantRL}
 		})
 	}
@@ -733,10 +747,12 @@ func (g *GPUPools) settle(ctx context.Context, ref GPUPoolRef) (*containerpb.Nod
 }
 
 // Create creates the pool and waits until it runs. A pool of that name that
-// this provider created earlier (its cost label names it) is adopted: one in
-// ERROR, left by an interrupted create, is deleted and created again. A
-// create that GKE accepts but cannot finish (stockout) deletes the
-// half-created pool again and returns a *CreateFailedError.
+// this provider created earlier (it carries spec.PoolMarkerLabel) is
+// adopted: one in ERROR, left by an interrupted create, is deleted and
+// created again. One without the marker is someone else's: Create fails with
+// a *NotOwnedError before any write. A create that GKE accepts but cannot
+// finish (stockout) deletes the half-created pool again and returns a
+// *CreateFailedError.
 func (g *GPUPools) Create(ctx context.Context, desired spec.GPUPool) (ObservedGPUPool, error) {
 	ref := RefOf(desired)
 	np, found, err := g.settle(ctx, ref)
@@ -744,22 +760,23 @@ func (g *GPUPools) Create(ctx context.Context, desired spec.GPUPool) (ObservedGP
 		return ObservedGPUPool{}, err
 	}
 	if found {
-		if np.GetConfig().GetResourceLabels()[spec.CostLabelPool] != desired.Name {
-			return ObservedGPUPool{}, fmt.Errorf("node pool %s already exists and was not created by this provider; "+
-				"import it (terraform import ... %s) or choose another name: %w", ref, ref, errAlreadyExists)
-		}
-		if np.GetStatus() != containerpb.NodePool_ERROR {
-			return g.Update(ctx, desired)
-		}
-		g.Logf(ctx, "deleting node pool left in ERROR by an earlier create", map[string]any{"node_pool": ref.Name, "status_message": np.GetStatusMessage()})
-		if err := g.Delete(ctx, ref); err != nil {
-			return ObservedGPUPool{}, err
-		}
+		return g.adopt(ctx, desired, np)
 	}
 	body := BuildNodePool(desired)
 	err = g.mutate(ctx, ref, "create", func(ctx context.Context) (*containerpb.Operation, error) {
 		return g.api.CreateNodePool(ctx, ref.ClusterName(), body)
 	})
+	if status.Code(err) == codes.AlreadyExists {
+		// Created since it was read: by someone else, or by this very
+		// request, retried after GKE had taken it.
+		np, found, serr := g.settle(ctx, ref)
+		switch {
+		case serr != nil:
+			return ObservedGPUPool{}, serr
+		case found:
+			return g.adopt(ctx, desired, np)
+		}
+	}
 	var opErr *OperationError
 	if errors.As(err, &opErr) {
 		failed := &CreateFailedError{Pool: desired, Cause: opErr}
@@ -779,7 +796,22 @@ func (g *GPUPools) Create(ctx context.Context, desired spec.GPUPool) (ObservedGP
 	return g.observeAfter(ctx, ref, desired)
 }
 
-var errAlreadyExists = status.Error(codes.AlreadyExists, "node pool already exists")
+// adopt completes the create of a pool that already exists, if the platform
+// created it.
+func (g *GPUPools) adopt(ctx context.Context, desired spec.GPUPool, np *containerpb.NodePool) (ObservedGPUPool, error) {
+	ref := RefOf(desired)
+	if !PoolCreated(np) {
+		return ObservedGPUPool{}, &NotOwnedError{Kind: "node pool", Name: ref.String()}
+	}
+	if np.GetStatus() != containerpb.NodePool_ERROR {
+		return g.Update(ctx, desired)
+	}
+	g.Logf(ctx, "deleting node pool left in ERROR by an earlier create", map[string]any{"node_pool": ref.Name, "status_message": np.GetStatusMessage()})
+	if err := g.Delete(ctx, ref); err != nil {
+		return ObservedGPUPool{}, err
+	}
+	return g.Create(ctx, desired)
+}
 
 func (g *GPUPools) observeAfter(ctx context.Context, ref GPUPoolRef, desired spec.GPUPool) (ObservedGPUPool, error) {
 	np, found, err := g.settle(ctx, ref)

@@ -75,8 +75,20 @@ func TestDiff(t *testing.T) {
 			want: []reconcile.Action{{Field: "taints", Update: &containerpb.UpdateNodePoolRequest{Name: name, Taints: &containerpb.NodeTaints{Taints: []*containerpb.NodeTaint{
 				{Key: "nvidia.com/gpu", Value: "present", Effect: containerpb.NodeTaint_NO_SCHEDULE}}}}}},
 		},
-		"resource label removed out of band, defaults restored": {
+		"resource label removed out of band, defaults restored, the marker kept": {
 			server: func(np *containerpb.NodePool) { delete(np.Config.ResourceLabels, "mlplatform-gpu") },
+			want: []reconcile.Action{{Field: "resource_labels", Update: &containerpb.UpdateNodePoolRequest{Name: name, ResourceLabels: &containerpb.ResourceLabels{Labels: map[string]string{
+				"owner": "ml-infra", "mlplatform-pool": "l4-dev", "mlplatform-gpu": "nvidia-l4", "mlplatform-capacity": "spot",
+				"mlplatform-managed-by": "mlplatform"}}}}},
+		},
+		"the marker removed out of band is not drift": {
+			server: func(np *containerpb.NodePool) { delete(np.Config.ResourceLabels, "mlplatform-managed-by") },
+		},
+		"an imported pool (no marker) is not marked by an update": {
+			server: func(np *containerpb.NodePool) {
+				delete(np.Config.ResourceLabels, "mlplatform-managed-by")
+				np.Config.ResourceLabels["owner"] = "someone"
+			},
 			want: []reconcile.Action{{Field: "resource_labels", Update: &containerpb.UpdateNodePoolRequest{Name: name, ResourceLabels: &containerpb.ResourceLabels{Labels: map[string]string{
 				"owner": "ml-infra", "mlplatform-pool": "l4-dev", "mlplatform-gpu": "nvidia-l4", "mlplatform-capacity": "spot"}}}}},
 		},

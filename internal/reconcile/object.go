@@ -28,9 +28,18 @@ type ObjectAPI[O metav1.Object, AC any] interface {
 	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
 }
 
+// Labeled is what every typed apply configuration has: a way to add labels
+// (the platform's marker, on the objects it creates).
+type Labeled[AC any] interface {
+	WithLabels(entries map[string]string) AC
+}
+
 // Object reconciles objects of one kind with server-side apply, owned by
 // field manager "mlplatform". S is the platform's spec of the object.
-type Object[S any, O metav1.Object, AC any] struct {
+//
+// Create never writes over an object it did not create (ownership.go);
+// Apply makes an object the platform manages (created or imported) match.
+type Object[S any, O metav1.Object, AC Labeled[AC]] struct {
 	Kind string                                  // e.g. "WorkloadPriorityClass", for messages
 	API  func(namespace string) ObjectAPI[O, AC] // namespace is "" for cluster-scoped kinds
 	// List, when set, serves Observe from one LIST of the kind per provider
@@ -79,40 +88,98 @@ func (o Object[S, O, AC]) Observe(ctx context.Context, ref Ref) (s S, found bool
 
 // get reads the object with a GET.
 func (o Object[S, O, AC]) get(ctx context.Context, ref Ref) (s S, found bool, err error) {
-	obj, err := o.API(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return s, false, nil
-	}
-	if err != nil {
-		return s, false, fmt.Errorf("read %s %s: %w", o.Kind, ref, err)
+	obj, found, err := o.getObject(ctx, ref)
+	if !found || err != nil {
+		return s, false, err
 	}
 	return o.Read(obj), true, nil
 }
 
-// Apply makes the object match desired and returns what the server then
-// holds. It writes only when a fresh read shows a difference.
+// Create creates the object, or completes a create that was cut off after
+// the server's write (the object carries the platform's marker). An object
+// that exists without the marker is someone else's: Create fails with a
+// *NotOwnedError before any write.
+func (o Object[S, O, AC]) Create(ctx context.Context, ref Ref, desired S) (S, error) {
+	obj, found, err := o.getObject(ctx, ref)
+	if err != nil {
+		var zero S
+		return zero, err
+	}
+	if found && !Created(obj) {
+		var zero S
+		return zero, notOwned(o.Kind, ref, obj)
+	}
+	return o.write(ctx, ref, desired, obj, found, true)
+}
+
+// CheckCreate returns the *NotOwnedError Create would, without writing: for
+// reconcilers that create several objects and check all of them first.
+func (o Object[S, O, AC]) CheckCreate(ctx context.Context, ref Ref) error {
+	obj, found, err := o.getObject(ctx, ref)
+	if err != nil {
+		return err
+	}
+	if found && !Created(obj) {
+		return notOwned(o.Kind, ref, obj)
+	}
+	return nil
+}
+
+// Apply makes an object the platform manages (created or imported) match
+// desired, and returns what the server then holds. It writes only when a
+// fresh read shows a difference. An object the platform created keeps its
+// marker; one it imported is not marked. One that has gone is created again.
+func (o Object[S, O, AC]) Apply(ctx context.Context, ref Ref, desired S) (S, error) {
+	obj, found, err := o.getObject(ctx, ref)
+	if err != nil {
+		var zero S
+		return zero, err
+	}
+	return o.write(ctx, ref, desired, obj, found, !found || Created(obj))
+}
+
+// getObject reads the object with a GET; found is false when it does not exist.
+func (o Object[S, O, AC]) getObject(ctx context.Context, ref Ref) (obj O, found bool, err error) {
+	obj, err = o.API(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		var zero O
+		return zero, false, nil
+	}
+	if err != nil {
+		return obj, false, fmt.Errorf("read %s %s: %w", o.Kind, ref, err)
+	}
+	return obj, true, nil
+}
+
+// write makes the object read as current (found) match desired, with the
+// marker when mark is set.
 //
 // The write is a server-side apply that takes back ownership of any managed
 // field someone else changed (force). Server-side apply cannot remove what
 // another field manager added where the platform wants nothing (a map key
 // kubectl added, a list the platform leaves empty), so when the result still
-// differs, Apply sends a JSON merge patch computed between the managed fields
+// differs, write sends a JSON merge patch computed between the managed fields
 // only (Build(Read(actual)) → Build(desired)): fields the platform does not
 // manage are never touched. A difference that survives that is reported, not
 // left as a perpetual diff.
-func (o Object[S, O, AC]) Apply(ctx context.Context, ref Ref, desired S) (S, error) {
+func (o Object[S, O, AC]) write(ctx context.Context, ref Ref, desired S, current O, found, mark bool) (S, error) {
 	var zero S
-	actual, found, err := o.get(ctx, ref)
-	if err != nil {
-		return zero, err
+	if found {
+		if actual := o.Read(current); len(o.Diff(desired, actual)) == 0 && (!mark || Created(current)) {
+			return actual, nil
+		}
 	}
-	if found && len(o.Diff(desired, actual)) == 0 {
-		return actual, nil
+	build := func(s S) AC {
+		ac := o.Build(s)
+		if mark {
+			ac = ac.WithLabels(marker())
+		}
+		return ac
 	}
 	o.List.Invalidate()
 	defer o.List.Invalidate()
 	api := o.API(ref.Namespace)
-	obj, err := api.Apply(ctx, o.Build(desired), metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true})
+	obj, err := api.Apply(ctx, build(desired), metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true})
 	if err != nil {
 		return zero, fmt.Errorf("apply %s %s: %w", o.Kind, ref, err)
 	}
@@ -120,7 +187,7 @@ func (o Object[S, O, AC]) Apply(ctx context.Context, ref Ref, desired S) (S, err
 	if len(o.Diff(desired, got)) == 0 {
 		return got, nil
 	}
-	patch, err := managedFieldsPatch(o.Build(got), o.Build(desired))
+	patch, err := managedFieldsPatch(build(got), build(desired))
 	if err != nil {
 		return zero, fmt.Errorf("restore %s %s: %w", o.Kind, ref, err)
 	}

@@ -140,6 +140,24 @@ func (p ProvisioningAdmissionChecks) Observe(ctx context.Context, ref Ref) (spec
 	return cfg, found, err
 }
 
+// Create creates both objects, the config first. Either existing without the
+// platform's marker fails the create before anything is written.
+func (p ProvisioningAdmissionChecks) Create(ctx context.Context, ref Ref, desired spec.ProvisioningAdmissionCheck) (spec.ProvisioningAdmissionCheck, error) {
+	for _, check := range []func(context.Context, Ref) error{p.Configs.CheckCreate, p.Checks.CheckCreate} {
+		if err := check(ctx, ref); err != nil {
+			return spec.ProvisioningAdmissionCheck{}, err
+		}
+	}
+	got, err := p.Configs.Create(ctx, ref, desired)
+	if err != nil {
+		return got, err
+	}
+	if _, err := p.Checks.Create(ctx, ref, desired.AdmissionCheck()); err != nil {
+		return got, err
+	}
+	return got, nil
+}
+
 // Apply makes both objects match desired, the config first, and returns
 // what the server then holds.
 func (p ProvisioningAdmissionChecks) Apply(ctx context.Context, ref Ref, desired spec.ProvisioningAdmissionCheck) (spec.ProvisioningAdmissionCheck, error) {

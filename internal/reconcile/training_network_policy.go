@@ -20,8 +20,9 @@ import (
 
 // TrainingNetworkPolicies reconciles a spec.TrainingNetworkPolicy: the
 // NetworkPolicy objects netpol.Render makes of it, in its namespace. Only
-// objects named in netpol.Names and labelled managed-by mlplatform are read,
-// changed or deleted; any other policy in the namespace is left alone.
+// objects named in netpol.Names are read, changed or deleted: those the
+// platform created (labelled managed-by mlplatform), or, after an import,
+// those it took over. Any other policy in the namespace is left alone.
 type TrainingNetworkPolicies struct {
 	API func(namespace string) networkingclient.NetworkPolicyInterface
 	// List, when set, serves Observe from one LIST of the platform's
@@ -39,84 +40,119 @@ func NewTrainingNetworkPolicies(c *kube.Client) TrainingNetworkPolicies {
 	}
 }
 
-// owned lists the platform's objects in the namespace; taken lists the
-// objects that carry a platform name without the platform's label.
-func (t TrainingNetworkPolicies) owned(ctx context.Context, ns string) (owned []networkingv1.NetworkPolicy, taken []string, err error) {
+// inNamespace lists the objects in the namespace that carry a platform name:
+// marked are those the platform created (its managed-by label), unmarked
+// the others (someone else's, or imported and not applied yet).
+func (t TrainingNetworkPolicies) inNamespace(ctx context.Context, ns string) (marked, unmarked []networkingv1.NetworkPolicy, err error) {
 	list, err := t.API(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("list NetworkPolicies in %s: %w", ns, err)
 	}
 	for _, o := range list.Items {
 		switch {
-		case !slices.Contains(netpol.Names, o.Name):
-		case o.Labels[netpol.ManagedByLabel] != netpol.ManagedBy:
-			taken = append(taken, o.Name)
-		case o.DeletionTimestamp == nil:
-			owned = append(owned, o)
+		case !slices.Contains(netpol.Names, o.Name) || o.DeletionTimestamp != nil:
+		case Created(&o):
+			marked = append(marked, o)
+		default:
+			unmarked = append(unmarked, o)
 		}
 	}
-	return owned, taken, nil
+	return marked, unmarked, nil
+}
+
+// managed is the set of objects a policy manages: those the platform
+// created; where there are none, the platform-named objects an import took
+// over (they are marked by the first apply).
+func managed(marked, unmarked []networkingv1.NetworkPolicy) []networkingv1.NetworkPolicy {
+	if len(marked) > 0 {
+		return marked
+	}
+	return unmarked
 }
 
 // Observe reads the objects back into a spec (netpol.Read); found is false
 // when none of them exists. It is the read path (Terraform's refresh): the
-// objects come from List when it is set. That list holds exactly the
-// labelled objects, so it gives what owned gives.
+// objects come from List when it is set. That list holds exactly the marked
+// objects; a namespace with none of them (gone, or imported and not applied
+// yet) is listed itself.
 func (t TrainingNetworkPolicies) Observe(ctx context.Context, ref Ref) (spec.TrainingNetworkPolicy, bool, error) {
-	if objs, ok := t.listed(ctx, ref.Namespace); ok {
-		return netpol.Read(ref.Namespace, objs), len(objs) > 0, nil
+	if objs, ok := t.listed(ctx, ref.Namespace); ok && len(objs) > 0 {
+		return netpol.Read(ref.Namespace, objs), true, nil
 	}
 	return t.observe(ctx, ref)
 }
 
-// listed picks the namespace's owned objects out of List; ok is false when
+// listed picks the namespace's marked objects out of List; ok is false when
 // there is no List, or it failed or was refused (then Observe lists the
 // namespace itself).
-func (t TrainingNetworkPolicies) listed(ctx context.Context, ns string) (owned []networkingv1.NetworkPolicy, ok bool) {
+func (t TrainingNetworkPolicies) listed(ctx context.Context, ns string) (marked []networkingv1.NetworkPolicy, ok bool) {
 	all, ok, err := t.List.Items(ctx)
 	if !ok || err != nil {
 		return nil, false
 	}
 	for _, name := range netpol.Names {
 		if o, listed := all[ns+"/"+name]; listed && o.DeletionTimestamp == nil {
-			owned = append(owned, *o)
+			marked = append(marked, *o)
 		}
 	}
-	return owned, true
+	return marked, true
 }
 
-// observe reads the objects with a LIST of the namespace.
+// observe reads the managed objects with a LIST of the namespace.
 func (t TrainingNetworkPolicies) observe(ctx context.Context, ref Ref) (spec.TrainingNetworkPolicy, bool, error) {
-	objs, _, err := t.owned(ctx, ref.Namespace)
+	marked, unmarked, err := t.inNamespace(ctx, ref.Namespace)
 	if err != nil {
 		return spec.TrainingNetworkPolicy{}, false, err
 	}
+	objs := managed(marked, unmarked)
 	return netpol.Read(ref.Namespace, objs), len(objs) > 0, nil
 }
 
-// Apply writes each rendered object whose content differs (server-side
-// apply, forced), deletes owned objects no longer rendered, and returns what
-// the server then holds.
+// Create writes the policies. An object of a platform name that it would
+// write and that the platform did not create fails the create, before any
+// write; platform-named objects the configuration does not render are left
+// alone.
+func (t TrainingNetworkPolicies) Create(ctx context.Context, ref Ref, desired spec.TrainingNetworkPolicy) (spec.TrainingNetworkPolicy, error) {
+	return t.apply(ctx, ref, desired, true)
+}
+
+// Apply makes the managed policies match desired: it writes each rendered
+// object whose content differs (server-side apply, forced), deletes managed
+// objects no longer rendered, and returns what the server then holds. Once
+// the platform has created some of a namespace's policies, an object of a
+// platform name that someone else made is not written over.
 func (t TrainingNetworkPolicies) Apply(ctx context.Context, ref Ref, desired spec.TrainingNetworkPolicy) (spec.TrainingNetworkPolicy, error) {
+	return t.apply(ctx, ref, desired, false)
+}
+
+func (t TrainingNetworkPolicies) apply(ctx context.Context, ref Ref, desired spec.TrainingNetworkPolicy, creating bool) (spec.TrainingNetworkPolicy, error) {
 	desired.Namespace = ref.Namespace
 	t.List.Invalidate()
 	defer t.List.Invalidate()
-	objs, taken, err := t.owned(ctx, ref.Namespace)
+	marked, unmarked, err := t.inNamespace(ctx, ref.Namespace)
 	if err != nil {
 		return spec.TrainingNetworkPolicy{}, err
 	}
-	actual := netpol.Hashes(objs)
 	rendered := netpol.Render(desired)
 	want := netpol.Hashes(rendered)
-	for _, name := range taken {
-		if _, ok := want[name]; ok {
-			return spec.TrainingNetworkPolicy{}, fmt.Errorf("NetworkPolicy %s/%s exists but is not managed by the platform (no label %s=%s), "+
-				"so it was left alone; delete or rename it, or label it to hand it over", ref.Namespace, name, netpol.ManagedByLabel, netpol.ManagedBy)
+	objs := marked
+	if !creating && len(marked) == 0 {
+		objs = unmarked // imported: take over the platform-named objects
+	} else {
+		for i := range unmarked {
+			if _, ok := want[unmarked[i].Name]; ok {
+				return spec.TrainingNetworkPolicy{}, notOwned("NetworkPolicy", Ref{Namespace: ref.Namespace, Name: unmarked[i].Name}, &unmarked[i])
+			}
 		}
+	}
+	actual := netpol.Hashes(objs)
+	isMarked := map[string]bool{}
+	for i := range objs {
+		isMarked[objs[i].Name] = Created(&objs[i])
 	}
 	api := t.API(ref.Namespace)
 	for _, o := range rendered {
-		if actual[o.Name] == want[o.Name] {
+		if actual[o.Name] == want[o.Name] && isMarked[o.Name] {
 			continue
 		}
 		if err := t.write(ctx, api, o); err != nil {
@@ -179,15 +215,16 @@ func (t TrainingNetworkPolicies) write(ctx context.Context, api networkingclient
 	return nil
 }
 
-// Delete deletes the platform's objects in the namespace (the default deny
+// Delete deletes the managed objects in the namespace (the default deny
 // last, so the namespace is never briefly left with holes and no deny).
 func (t TrainingNetworkPolicies) Delete(ctx context.Context, ref Ref) error {
 	t.List.Invalidate()
 	defer t.List.Invalidate()
-	objs, _, err := t.owned(ctx, ref.Namespace)
+	marked, unmarked, err := t.inNamespace(ctx, ref.Namespace)
 	if err != nil {
 		return err
 	}
+	objs := managed(marked, unmarked)
 	slices.SortStableFunc(objs, func(a, b networkingv1.NetworkPolicy) int {
 		return boolInt(a.Name == netpol.DefaultDeny) - boolInt(b.Name == netpol.DefaultDeny)
 	})

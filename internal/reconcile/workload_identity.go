@@ -77,8 +77,14 @@ type WorkloadIdentityStatus struct {
 	KSAUID     string
 	KSAManaged bool   // carries the platform's managed-by label (created by it)
 	Annotation string // value of iam.gke.io/gcp-service-account, "" if absent
-	GSAExists  bool
-	GSA        *adminpb.ServiceAccount // nil unless GSAExists
+	// AnnotationOwned: the platform's field manager set the annotation (an
+	// adopted KSA's annotation is the platform's only if it wrote it).
+	AnnotationOwned bool
+	GSAExists       bool
+	GSA             *adminpb.ServiceAccount // nil unless GSAExists
+	// GSAMarked: the GSA's description ends with spec.GSAMarker (the
+	// platform created it).
+	GSAMarked bool
 	// MemberGranted: the KSA's member holds roles/iam.workloadIdentityUser
 	// on the GSA.
 	MemberGranted bool
@@ -104,6 +110,7 @@ func (w WorkloadIdentities) observe(ctx context.Context, s spec.WorkloadIdentity
 		st.KSAExists, st.KSAUID = true, string(ksa.UID)
 		st.KSAManaged = ksa.Labels[spec.ManagedByLabel] == spec.ManagedBy
 		st.Annotation = ksa.Annotations[spec.GSAAnnotation]
+		st.AnnotationOwned = ownsField(ksa, "metadata", "annotations", spec.GSAAnnotation)
 	}
 	if !s.UsesGSA() {
 		return st, nil
@@ -113,6 +120,7 @@ func (w WorkloadIdentities) observe(ctx context.Context, s spec.WorkloadIdentity
 	if err != nil || !st.GSAExists {
 		return st, err
 	}
+	_, st.GSAMarked = spec.SplitGSADescription(st.GSA.GetDescription())
 	st.MemberGranted, err = w.IAM.HasMember(ctx, iam.ServiceAccountResource(gsa), iam.WorkloadIdentityUser, s.Member())
 	return st, err
 }
@@ -142,18 +150,48 @@ func (w WorkloadIdentities) Preflight(ctx context.Context, s spec.WorkloadIdenti
 			"no Workload Identity token for %s/%s. Enable it per pool (gcloud container node-pools update POOL --workload-metadata=GKE_METADATA) "+
 			"or keep these pods off those pools.", strings.Join(cl.PoolsWithoutMetadataServer, ", "), w.Cluster, s.Namespace, s.KSA))
 	}
-	switch {
-	case !s.CreateKSA && !st.KSAExists:
+	if !s.CreateKSA && !st.KSAExists {
 		return warnings, fmt.Errorf("Kubernetes service account %s/%s does not exist; create it first, or set create_kubernetes_service_account = true: %w",
 			s.Namespace, s.KSA, ErrPreflight)
-	case creating && s.CreateKSA && st.KSAExists && !st.KSAManaged:
-		return warnings, fmt.Errorf("Kubernetes service account %s/%s already exists and was not created by mlplatform; "+
-			"set create_kubernetes_service_account = false to adopt it (only its annotation is then managed): %w", s.Namespace, s.KSA, ErrPreflight)
-	case s.UsesGSA() && s.CreateGSA == nil && !st.GSAExists:
+	}
+	if s.UsesGSA() && s.CreateGSA == nil && !st.GSAExists {
 		return warnings, fmt.Errorf("Google service account %s does not exist (or the provider's credentials may not read it); "+
 			"create it first, or use create_google_service_account: %w", s.GSA(), ErrPreflight)
 	}
+	if creating {
+		if err := w.checkCreate(s, st); err != nil {
+			return warnings, err
+		}
+	}
 	return warnings, nil
+}
+
+// checkCreate fails a create that would write over a part of a binding the
+// platform did not make (a *NotOwnedError). A part it made is the remains of
+// a create cut off after some writes, and is completed: the KSA it created
+// (marked), the annotation it set (its field manager owns it), the GSA it
+// created (marked), and the grant of a binding whose KSA or GSA is its own
+// (it writes the KSA before it grants).
+func (w WorkloadIdentities) checkCreate(s spec.WorkloadIdentity, st WorkloadIdentityStatus) error {
+	ksa := s.Namespace + "/" + s.KSA
+	switch {
+	case s.CreateKSA && st.KSAExists && !st.KSAManaged:
+		return &NotOwnedError{Kind: KindKSA, Name: ksa}
+	case !s.CreateKSA && st.Annotation != "" && !st.AnnotationOwned:
+		return &NotOwnedError{Kind: KindAnnotation, Name: ksa, Detail: fmt.Sprintf("%s names %s", spec.GSAAnnotation, st.Annotation)}
+	}
+	if !s.UsesGSA() {
+		return nil
+	}
+	gsaOurs := s.CreateGSA != nil && st.GSAExists && st.GSAMarked
+	switch {
+	case s.CreateGSA != nil && st.GSAExists && !st.GSAMarked:
+		return &NotOwnedError{Kind: KindGSA, Name: s.GSA(), Detail: fmt.Sprintf("its description does not end with %q", spec.GSAMarker)}
+	case st.MemberGranted && !gsaOurs && !st.KSAManaged && !st.AnnotationOwned:
+		return &NotOwnedError{Kind: KindGrant, Name: fmt.Sprintf("%s for %s on %s", iam.WorkloadIdentityUser, s.Member(), s.GSA()),
+			Detail: "someone granted it before this binding existed"}
+	}
+	return nil
 }
 
 // Apply makes the binding match desired, after Preflight passes. prior is
@@ -170,16 +208,21 @@ func (w WorkloadIdentities) Apply(ctx context.Context, prior *spec.WorkloadIdent
 	if err != nil {
 		return st, warnings, err
 	}
+	// The KSA before the grant: a create cut off in between leaves a KSA
+	// (or annotation) of the platform's, by which the next create knows the
+	// grant as its own.
 	if desired.UsesGSA() {
 		if err := w.ensureGSA(ctx, desired, st); err != nil {
-			return st, warnings, err
-		}
-		if err := w.IAM.AddMember(ctx, iam.ServiceAccountResource(desired.GSA()), iam.WorkloadIdentityUser, desired.Member()); err != nil {
 			return st, warnings, err
 		}
 	}
 	if err := w.applyKSA(ctx, desired); err != nil {
 		return st, warnings, err
+	}
+	if desired.UsesGSA() {
+		if err := w.IAM.AddMember(ctx, iam.ServiceAccountResource(desired.GSA()), iam.WorkloadIdentityUser, desired.Member()); err != nil {
+			return st, warnings, err
+		}
 	}
 	if prior != nil && prior.UsesGSA() && prior.GSA() != desired.GSA() {
 		if err := w.revoke(ctx, *prior); err != nil {
@@ -201,13 +244,30 @@ func (w WorkloadIdentities) ensureGSA(ctx context.Context, s spec.WorkloadIdenti
 	case c == nil:
 		return nil
 	case !st.GSAExists:
-		_, err := w.IAM.CreateServiceAccount(ctx, s.Project, c.AccountID, c.DisplayName, c.Description)
-		if status.Code(err) == codes.AlreadyExists {
-			return nil // created concurrently or just now: IAM is eventually consistent
+		_, err := w.IAM.CreateServiceAccount(ctx, s.Project, c.AccountID, c.DisplayName, c.StoredDescription())
+		if status.Code(err) != codes.AlreadyExists {
+			return err
 		}
-		return err
-	case st.GSA.GetDisplayName() != c.DisplayName || st.GSA.GetDescription() != c.Description:
-		_, err := w.IAM.DescribeServiceAccount(ctx, st.GSA, c.DisplayName, c.Description)
+		// Someone created it since it was read, or this create was retried
+		// after IAM had made it: it is the platform's only if marked.
+		gsa, found, rerr := w.IAM.ServiceAccount(ctx, s.GSA())
+		switch {
+		case rerr != nil:
+			return rerr
+		case !found:
+			return fmt.Errorf("IAM says Google service account %s already exists but does not return it (IAM is eventually consistent); "+
+				"apply again in a minute: %w", s.GSA(), err)
+		}
+		if _, marked := spec.SplitGSADescription(gsa.GetDescription()); !marked {
+			return &NotOwnedError{Kind: KindGSA, Name: s.GSA(), Detail: "it was created by someone else while this apply ran"}
+		}
+		st.GSA = gsa
+		fallthrough
+	case st.GSA.GetDisplayName() != c.DisplayName || st.GSA.GetDescription() != c.StoredDescription():
+		if st.GSA.GetDisplayName() == c.DisplayName && st.GSA.GetDescription() == c.StoredDescription() {
+			return nil
+		}
+		_, err := w.IAM.DescribeServiceAccount(ctx, st.GSA, c.DisplayName, c.StoredDescription())
 		return err
 	}
 	return nil

@@ -191,6 +191,18 @@ func (p GPUPool) DefaultResourceLabels() map[string]string {
 	}
 }
 
+// PoolMarkerLabel is the resource label, value ManagedBy, that marks a node
+// pool the platform created (an imported one is not marked). It is the
+// platform's alone: resource_labels cannot set it, and updates keep it as
+// GKE holds it.
+const PoolMarkerLabel = "mlplatform-managed-by"
+
+// IsServerOrMarkerResourceLabel reports the resource labels configuration
+// does not manage: Google's goog-* and the platform's marker.
+func IsServerOrMarkerResourceLabel(key string) bool {
+	return strings.HasPrefix(key, "goog-") || key == PoolMarkerLabel
+}
+
 // IsDefaultResourceLabel reports whether key is one of the default cost labels.
 func IsDefaultResourceLabel(key string) bool {
 	return key == CostLabelPool || key == CostLabelGPU || key == CostLabelCapacity
@@ -254,6 +266,9 @@ func (p GPUPool) Validate() FieldErrors {
 		switch {
 		case strings.HasPrefix(k, "goog-"):
 			errs.add(Path{"resource_labels", Key(k)}, "Reserved Resource Label", "labels beginning with \"goog-\" are reserved for Google; rename %q.", k)
+		case k == PoolMarkerLabel:
+			errs.add(Path{"resource_labels", Key(k)}, "Reserved Resource Label",
+				"%q marks the node pools mlplatform created, and is set by the provider itself; rename it.", k)
 		case !gcpLabelK.MatchString(k):
 			errs.add(Path{"resource_labels", Key(k)}, "Invalid Resource Label Key",
 				"%q is not a valid Google Cloud label key: 1 to 63 lower-case letters, digits, '_' and '-', starting with a letter, e.g. %q.", k, strings.ToLower(k))
@@ -262,8 +277,9 @@ func (p GPUPool) Validate() FieldErrors {
 				"%q is not a valid Google Cloud label value: up to 63 lower-case letters, digits, '_' and '-', e.g. %q.", v, strings.ToLower(v))
 		}
 	}
-	if len(p.EffectiveResourceLabels()) > 64 {
-		errs.add(Path{"resource_labels"}, "Too Many Resource Labels", "Google Cloud allows 64 labels; with the 3 default cost labels this pool has %d.", len(p.EffectiveResourceLabels()))
+	if n := len(p.EffectiveResourceLabels()) + 1; n > 64 {
+		errs.add(Path{"resource_labels"}, "Too Many Resource Labels",
+			"Google Cloud allows 64 labels; with the 3 default cost labels and the provider's %s this pool has %d. Remove %d.", PoolMarkerLabel, n, n-64)
 	}
 	if p.DiskSizeGB != 0 && p.DiskSizeGB < 10 {
 		errs.add(Path{"disk", "size_gb"}, "Disk Too Small", "GKE needs a boot disk of at least 10 GB (got %d); GPU images want 100 or more.", p.DiskSizeGB)

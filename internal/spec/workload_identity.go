@@ -31,7 +31,42 @@ const GSAAnnotation = "iam.gke.io/gcp-service-account"
 type GoogleServiceAccount struct {
 	AccountID   string
 	DisplayName string
-	Description string
+	Description string // as configured; IAM holds it with GSAMarker appended
+}
+
+// GSAMarker ends the description of every Google service account the
+// platform creates: IAM has no labels on service accounts, and the
+// description is the one field a create can mark. A create that finds an
+// account without it (made by hand, or by another tool) leaves it alone.
+const GSAMarker = "(managed by mlplatform)"
+
+// Limits IAM documents for a service account (UTF-8 bytes).
+const (
+	MaxGSADisplayName = 100
+	MaxGSADescription = 256
+)
+
+// MaxGSAConfiguredDescription is the longest description that fits with
+// the marker.
+const MaxGSAConfiguredDescription = MaxGSADescription - len(GSAMarker) - 1
+
+// StoredDescription is the description IAM holds for the account: the
+// configured one, then the marker.
+func (g GoogleServiceAccount) StoredDescription() string {
+	if g.Description == "" {
+		return GSAMarker
+	}
+	return g.Description + " " + GSAMarker
+}
+
+// SplitGSADescription splits a description IAM holds into the configured
+// part and whether it carries the marker.
+func SplitGSADescription(stored string) (configured string, marked bool) {
+	rest, marked := strings.CutSuffix(stored, GSAMarker)
+	if !marked {
+		return stored, false
+	}
+	return strings.TrimSuffix(rest, " "), true
 }
 
 // WorkloadIdentity binds a Kubernetes service account to a Google identity.
@@ -148,9 +183,14 @@ func (w WorkloadIdentity) Validate() FieldErrors {
 	case w.CreateGSA != nil && !accountIDRE.MatchString(w.CreateGSA.AccountID):
 		errs.add(Path{"create_google_service_account", "account_id"}, "Invalid Account ID",
 			"%q is not a valid service account ID: 6-30 characters, lower-case letters, digits and '-', starting with a letter and not ending with '-'.", w.CreateGSA.AccountID)
-	case w.CreateGSA != nil && len(w.CreateGSA.DisplayName) > 100:
+	case w.CreateGSA != nil && len(w.CreateGSA.DisplayName) > MaxGSADisplayName:
 		errs.add(Path{"create_google_service_account", "display_name"}, "Display Name Too Long",
-			"display_name is %d characters; IAM allows at most 100.", len(w.CreateGSA.DisplayName))
+			"display_name is %d bytes long; IAM allows at most %d (UTF-8 bytes).", len(w.CreateGSA.DisplayName), MaxGSADisplayName)
+	case w.CreateGSA != nil && len(w.CreateGSA.Description) > MaxGSAConfiguredDescription:
+		errs.add(Path{"create_google_service_account", "description"}, "Description Too Long",
+			"description is %d bytes long; IAM allows %d, and the provider ends it with %q (%d bytes with the space before it), "+
+				"which marks the account as created by mlplatform: shorten it to at most %d bytes.",
+			len(w.CreateGSA.Description), MaxGSADescription, GSAMarker, len(GSAMarker)+1, MaxGSAConfiguredDescription)
 	}
 	return errs
 }
