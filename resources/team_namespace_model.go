@@ -74,4 +74,3 @@ func teamNamespaceState(ctx context.Context, s spec.TeamNamespace, prior teamNam
 		Force:       types.BoolValue(boolOr(prior.Force, false)), // not held by the server
 	}
 }
-

@@ -124,4 +124,3 @@ func (n TeamNamespace) Validate() FieldErrors {
 	}
 	return errs
 }
-
