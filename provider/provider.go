@@ -7,16 +7,20 @@ import (
 	"context"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/datasources"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/retry"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 	"github.com/mlplatform/terraform-provider-mlplatform/resources"
 )
 
@@ -51,6 +55,7 @@ type providerModel struct {
 	KubeContext       types.String `tfsdk:"kube_context"`
 	Prices            types.String `tfsdk:"prices"`
 	PricesFile        types.String `tfsdk:"prices_file"`
+	RetryTimeout      types.String `tfsdk:"retry_timeout"`
 }
 
 func (p *Provider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -85,6 +90,12 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 				"figures (us-central1 list prices, dated, see the `mlplatform_gpu_catalog` data source). The same table feeds `mlplatform_gpu_catalog` " +
 				"and GPU pool cost estimates; `mlplatform report --prices FILE` takes the same format. Checked when the provider is configured. " +
 				"Conflicts with `prices_file`; wins over `MLPLATFORM_PRICES_FILE`."),
+			"retry_timeout": str("How long a request waits out a moment of unavailability before it fails: a Kueue webhook that does not " +
+				"answer (Kueue installed, upgraded or restarting), a Kueue CRD not yet established, the Kubernetes API server answering 429 or " +
+				"503, GKE or IAM answering UNAVAILABLE. Each such request is retried with backoff, and the log says what it waits for; " +
+				"after this long it fails with the error it got, saying how long it waited. Errors that are not transient (denied, invalid) " +
+				"are never retried. A Go duration such as `90s` or `5m`; `0s` turns retries off. Default `" + retry.DefaultBound.String() + "`. " +
+				"Environment: `MLPLATFORM_RETRY_TIMEOUT`."),
 			"prices_file": str("Path to a JSON file in the format of `prices`, overriding cells of the built-in price table (relative paths are " +
 				"relative to the directory Terraform runs in). Use the same file for `mlplatform report --prices` so the plan and the report agree. " +
 				"Environment: `MLPLATFORM_PRICES_FILE`."),
@@ -103,6 +114,7 @@ var envFallback = map[string][]string{
 	"kubeconfig":         {"MLPLATFORM_KUBECONFIG", "KUBECONFIG"},
 	"kube_context":       {"MLPLATFORM_KUBE_CONTEXT"},
 	"prices_file":        {platform.PricesFileEnv},
+	"retry_timeout":      {"MLPLATFORM_RETRY_TIMEOUT"},
 }
 
 func (p *Provider) env(attr string) string {
@@ -149,6 +161,14 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 		}
 		cfg.InsecureEndpoints = v
 	}
+	bound, errs := retryTimeout(p.str("retry_timeout", m.RetryTimeout), m.RetryTimeout.IsNull())
+	if len(errs) > 0 {
+		diagnostics.FieldErrors(&resp.Diagnostics, errs)
+		return
+	}
+	cfg.Retry = retry.Policy{Bound: bound, Logf: func(ctx context.Context, msg string, fields map[string]any) {
+		tflog.Info(ctx, msg, fields)
+	}}
 	if errs := cfg.Validate(); len(errs) > 0 {
 		diagnostics.FieldErrors(&resp.Diagnostics, errs)
 		return
@@ -177,6 +197,24 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	clients := platform.NewClients(cfg)
 	resp.ResourceData = clients
 	resp.DataSourceData = clients
+}
+
+// retryTimeout parses retry_timeout (or MLPLATFORM_RETRY_TIMEOUT when
+// fromEnv): "" is the default.
+func retryTimeout(v string, fromEnv bool) (time.Duration, spec.FieldErrors) {
+	if v == "" {
+		return retry.DefaultBound, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err == nil && d >= 0 {
+		return d, nil
+	}
+	where := "retry_timeout is"
+	if fromEnv {
+		where = "MLPLATFORM_RETRY_TIMEOUT is"
+	}
+	return 0, platformErr("retry_timeout", "Invalid Retry Timeout",
+		where+" "+strconv.Quote(v)+", which is not a duration; write it like 90s, 5m or 0s (no retries).")
 }
 
 func (p *Provider) Resources(context.Context) []func() resource.Resource {

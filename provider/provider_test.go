@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/retry"
 )
 
 // configure runs Configure with the given attribute values (others null) and
@@ -92,6 +94,27 @@ func TestConfigureFallbacks(t *testing.T) {
 			env:      map[string]string{"MLPLATFORM_INSECURE_ENDPOINTS": "yes please"},
 			wantErrs: []string{"Invalid MLPLATFORM_INSECURE_ENDPOINTS"},
 		},
+		"retry_timeout": {
+			attrs: map[string]tftypes.Value{"retry_timeout": str("45s")},
+			env:   map[string]string{"MLPLATFORM_RETRY_TIMEOUT": "10m"},
+			want:  platform.Config{Retry: retry.Policy{Bound: 45 * time.Second}},
+		},
+		"MLPLATFORM_RETRY_TIMEOUT": {
+			env:  map[string]string{"MLPLATFORM_RETRY_TIMEOUT": "10m"},
+			want: platform.Config{Retry: retry.Policy{Bound: 10 * time.Minute}},
+		},
+		"retries off": {
+			attrs: map[string]tftypes.Value{"retry_timeout": str("0s")},
+			want:  platform.Config{Retry: retry.Policy{Bound: 0}},
+		},
+		"malformed retry timeout": {
+			attrs:    map[string]tftypes.Value{"retry_timeout": str("3 minutes")},
+			wantErrs: []string{"Invalid Retry Timeout"},
+		},
+		"negative retry timeout": {
+			env:      map[string]string{"MLPLATFORM_RETRY_TIMEOUT": "-1m"},
+			wantErrs: []string{"Invalid Retry Timeout"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -100,7 +123,17 @@ func TestConfigureFallbacks(t *testing.T) {
 			if diff := cmp.Diff(tc.wantErrs, errs); diff != "" {
 				t.Fatalf("errors (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(platform.Config{}, "UserAgent", "Prices")); diff != "" {
+			if len(errs) > 0 {
+				return
+			}
+			if tc.want.Retry.Bound == 0 && tc.attrs["retry_timeout"].IsNull() {
+				tc.want.Retry.Bound = retry.DefaultBound
+			}
+			if got.Retry.Logf == nil {
+				t.Error("no retry log function: waits would not be logged")
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(platform.Config{}, "UserAgent", "Prices"),
+				cmpopts.IgnoreFields(retry.Policy{}, "Logf")); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -18,8 +19,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/retry"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
@@ -103,7 +106,14 @@ func plain(err error) string {
 	var fe spec.FieldErrors
 	var urlErr *url.Error
 	var netErr *net.OpError
+	var waited *retry.Error
 	switch {
+	case errors.As(err, &waited):
+		return plain(waited.Err) + fmt.Sprintf(" The provider waited %s (retry_timeout) for %s before it gave up.",
+			waited.Waited.Round(time.Second), waited.Waiting)
+	case errors.Is(err, kube.ErrCRDNotEstablished):
+		return "A Kueue CRD exists, but the Kubernetes API server has not established it, so it does not serve that kind yet. " +
+			"If Kueue is being installed, wait for it; otherwise see the CRD's conditions (kubectl get crd NAME -o yaml) for why."
 	case errors.As(err, &fe):
 		return "The configuration is not valid: " + fe.Error()
 	case errors.Is(err, reconcile.ErrHoldsData):

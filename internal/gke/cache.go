@@ -24,16 +24,21 @@ func (c *Client) invalidate() {
 	c.pools.Invalidate()
 }
 
-// write runs a mutation between invalidations.
-func (c *Client) write(call func() (*containerpb.Operation, error)) (*containerpb.Operation, error) {
+// write runs a mutation between invalidations, waiting out UNAVAILABLE. A
+// mutation GKE took before it answered UNAVAILABLE is seen by its retry
+// (ALREADY_EXISTS, NOT_FOUND, an operation in progress), which
+// internal/reconcile handles.
+func (c *Client) write(ctx context.Context, rpc func(context.Context) (*containerpb.Operation, error)) (*containerpb.Operation, error) {
 	c.invalidate()
 	defer c.invalidate()
-	return call()
+	return call(ctx, c, rpc)
 }
 
 func (c *Client) cluster(ctx context.Context, name string) (*containerpb.Cluster, error) {
 	cl, err := c.clusters.Get(ctx, name, func(ctx context.Context) (*containerpb.Cluster, error) {
-		return c.CM.GetCluster(ctx, &containerpb.GetClusterRequest{Name: name})
+		return call(ctx, c, func(ctx context.Context) (*containerpb.Cluster, error) {
+			return c.CM.GetCluster(ctx, &containerpb.GetClusterRequest{Name: name})
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -46,10 +51,14 @@ func (c *Client) nodePool(ctx context.Context, name string) (*containerpb.NodePo
 	cluster, _, ok := strings.Cut(name, "/nodePools/")
 	if !ok {
 		// Not a full resource name: ask GKE, which explains what is wrong.
-		return c.CM.GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: name})
+		return call(ctx, c, func(ctx context.Context) (*containerpb.NodePool, error) {
+			return c.CM.GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: name})
+		})
 	}
 	pools, err := c.pools.Get(ctx, cluster, func(ctx context.Context) ([]*containerpb.NodePool, error) {
-		resp, err := c.CM.ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: cluster})
+		resp, err := call(ctx, c, func(ctx context.Context) (*containerpb.ListNodePoolsResponse, error) {
+			return c.CM.ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: cluster})
+		})
 		return resp.GetNodePools(), err
 	})
 	if err != nil {

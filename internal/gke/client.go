@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/readcache"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/retry"
 )
 
 // Client is the GKE API client.
@@ -22,6 +23,7 @@ type Client struct {
 	CM *container.ClusterManagerClient
 
 	locks ClusterLocks // serializes this client's node-pool mutations per cluster
+	retry retry.Policy // waits out UNAVAILABLE (WithRetry); zero: no retries
 
 	// Reads shared by the resources of one provider process (see cache.go).
 	clusters readcache.Cache[string, *containerpb.Cluster]    // by cluster name
@@ -47,6 +49,18 @@ func New(ctx context.Context, opts ...option.ClientOption) (*Client, error) {
 func (c *Client) EnableReadCache() *Client {
 	c.clusters.Bypass, c.pools.Bypass = false, false
 	return c
+}
+
+// WithRetry makes every call wait out UNAVAILABLE within p's bound, and
+// returns the client.
+func (c *Client) WithRetry(p retry.Policy) *Client {
+	c.retry = p
+	return c
+}
+
+// call runs one RPC, waiting out UNAVAILABLE.
+func call[T any](ctx context.Context, c *Client, rpc func(context.Context) (T, error)) (T, error) {
+	return retry.Call(ctx, c.retry, retry.Unavailable("GKE"), rpc)
 }
 
 // Close releases the connection.

@@ -6,8 +6,9 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 )
 
-// Node pool calls; waiting for the returned operation, retrying and locking
-// are internal/reconcile's job. Reads go through the client's read cache
+// Node pool calls; waiting for the returned operation, retrying while GKE is
+// busy with another operation, and locking are internal/reconcile's job
+// (UNAVAILABLE is waited out here, in call). Reads go through the client's read cache
 // (cache.go): every node pool of a cluster comes from one ListNodePools per
 // provider process, and every mutation, and every operation seen done,
 // invalidates it.
@@ -19,19 +20,19 @@ func (c *Client) GetNodePool(ctx context.Context, name string) (*containerpb.Nod
 
 // CreateNodePool creates np in cluster parent (projects/P/locations/L/clusters/C).
 func (c *Client) CreateNodePool(ctx context.Context, parent string, np *containerpb.NodePool) (*containerpb.Operation, error) {
-	return c.write(func() (*containerpb.Operation, error) {
+	return c.write(ctx, func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.CM.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: parent, NodePool: np})
 	})
 }
 
 // UpdateNodePool sends one field group; req.Name names the pool.
 func (c *Client) UpdateNodePool(ctx context.Context, req *containerpb.UpdateNodePoolRequest) (*containerpb.Operation, error) {
-	return c.write(func() (*containerpb.Operation, error) { return c.CM.UpdateNodePool(ctx, req) })
+	return c.write(ctx, func(ctx context.Context) (*containerpb.Operation, error) { return c.CM.UpdateNodePool(ctx, req) })
 }
 
 // SetNodePoolAutoscaling replaces the pool's autoscaling settings.
 func (c *Client) SetNodePoolAutoscaling(ctx context.Context, name string, a *containerpb.NodePoolAutoscaling) (*containerpb.Operation, error) {
-	return c.write(func() (*containerpb.Operation, error) {
+	return c.write(ctx, func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.CM.SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: name, Autoscaling: a})
 	})
 }
@@ -39,14 +40,14 @@ func (c *Client) SetNodePoolAutoscaling(ctx context.Context, name string, a *con
 // SetNodePoolSize resizes a pool (nodes per zone). Never call it on a pool
 // whose autoscaler is on: the autoscaler owns the node count.
 func (c *Client) SetNodePoolSize(ctx context.Context, name string, perZone int32) (*containerpb.Operation, error) {
-	return c.write(func() (*containerpb.Operation, error) {
+	return c.write(ctx, func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.CM.SetNodePoolSize(ctx, &containerpb.SetNodePoolSizeRequest{Name: name, NodeCount: perZone})
 	})
 }
 
 // DeleteNodePool deletes the pool.
 func (c *Client) DeleteNodePool(ctx context.Context, name string) (*containerpb.Operation, error) {
-	return c.write(func() (*containerpb.Operation, error) {
+	return c.write(ctx, func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.CM.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: name})
 	})
 }
@@ -54,7 +55,9 @@ func (c *Client) DeleteNodePool(ctx context.Context, name string) (*containerpb.
 // GetOperation reads projects/P/locations/L/operations/ID. An operation seen
 // done has changed the cluster: cached reads are dropped.
 func (c *Client) GetOperation(ctx context.Context, name string) (*containerpb.Operation, error) {
-	op, err := c.CM.GetOperation(ctx, &containerpb.GetOperationRequest{Name: name})
+	op, err := call(ctx, c, func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.CM.GetOperation(ctx, &containerpb.GetOperationRequest{Name: name})
+	})
 	if err == nil && op.GetStatus() == containerpb.Operation_DONE {
 		c.invalidate()
 	}

@@ -72,7 +72,7 @@ func (c *Client) RemoveMember(ctx context.Context, resource, role, member string
 // HasMember reports whether member holds role on the service account.
 func (c *Client) HasMember(ctx context.Context, resource, role, member string) (bool, error) {
 	p, err := c.policies.Get(ctx, resource, func(ctx context.Context) (*gcpiam.Policy, error) {
-		return c.Admin.GetIamPolicy(ctx, &iampb.GetIamPolicyRequest{Resource: resource})
+		return c.getPolicy(ctx, resource)
 	})
 	if err != nil {
 		return false, fmt.Errorf("read the IAM policy of %s: %w", resource, err)
@@ -86,7 +86,7 @@ func (c *Client) modify(ctx context.Context, resource string, change func(*gcpia
 	for attempt := 1; ; attempt++ {
 		// Always read fresh, never from the cache: the write carries this
 		// read's etag.
-		p, err := c.Admin.GetIamPolicy(ctx, &iampb.GetIamPolicyRequest{Resource: resource})
+		p, err := c.getPolicy(ctx, resource)
 		if err != nil {
 			return fmt.Errorf("read the IAM policy of %s: %w", resource, err)
 		}
@@ -94,7 +94,9 @@ func (c *Client) modify(ctx context.Context, resource string, change func(*gcpia
 			return nil // already as wanted: no write
 		}
 		c.policies.Invalidate()
-		_, err = c.Admin.SetIamPolicy(ctx, &admin.SetIamPolicyRequest{Resource: resource, Policy: p})
+		_, err = call(ctx, c, func(ctx context.Context) (*gcpiam.Policy, error) {
+			return c.Admin.SetIamPolicy(ctx, &admin.SetIamPolicyRequest{Resource: resource, Policy: p})
+		})
 		c.policies.Invalidate()
 		if status.Code(err) != codes.Aborted {
 			if err != nil {
@@ -114,4 +116,11 @@ func (c *Client) modify(ctx context.Context, resource string, change func(*gcpia
 		}
 		backoff = min(2*backoff, policyBackoffCap)
 	}
+}
+
+// getPolicy reads a policy, waiting out UNAVAILABLE.
+func (c *Client) getPolicy(ctx context.Context, resource string) (*gcpiam.Policy, error) {
+	return call(ctx, c, func(ctx context.Context) (*gcpiam.Policy, error) {
+		return c.Admin.GetIamPolicy(ctx, &iampb.GetIamPolicyRequest{Resource: resource})
+	})
 }

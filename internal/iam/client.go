@@ -12,6 +12,7 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/readcache"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/retry"
 )
 
 // Client is the IAM admin API client.
@@ -25,6 +26,20 @@ type Client struct {
 	accounts readcache.Cache[string, *adminpb.ServiceAccount]            // by e-mail
 	projects readcache.Cache[string, map[string]*adminpb.ServiceAccount] // a project's accounts by e-mail
 	policies readcache.Cache[string, *gcpiam.Policy]                     // by resource
+
+	retry retry.Policy // waits out UNAVAILABLE (WithRetry); zero: no retries
+}
+
+// WithRetry makes every call wait out UNAVAILABLE within p's bound, and
+// returns the client.
+func (c *Client) WithRetry(p retry.Policy) *Client {
+	c.retry = p
+	return c
+}
+
+// call runs one RPC, waiting out UNAVAILABLE.
+func call[T any](ctx context.Context, c *Client, rpc func(context.Context) (T, error)) (T, error) {
+	return retry.Call(ctx, c.retry, retry.Unavailable("IAM"), rpc)
 }
 
 // New builds the client; opts come from platform's client options.

@@ -26,7 +26,9 @@ func (c *Client) ServiceAccount(ctx context.Context, email string) (sa *adminpb.
 		if listed := c.listedAccount(ctx, email); listed != nil {
 			return listed, nil
 		}
-		return c.Admin.GetServiceAccount(ctx, &adminpb.GetServiceAccountRequest{Name: ServiceAccountResource(email)})
+		return call(ctx, c, func(ctx context.Context) (*adminpb.ServiceAccount, error) {
+			return c.Admin.GetServiceAccount(ctx, &adminpb.GetServiceAccountRequest{Name: ServiceAccountResource(email)})
+		})
 	})
 	switch {
 	case status.Code(err) == codes.NotFound:
@@ -48,18 +50,20 @@ func (c *Client) listedAccount(ctx context.Context, email string) *adminpb.Servi
 		return nil
 	}
 	byEmail, err := c.projects.Get(ctx, project, func(ctx context.Context) (map[string]*adminpb.ServiceAccount, error) {
-		m := map[string]*adminpb.ServiceAccount{}
-		it := c.Admin.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project, PageSize: 100})
-		for {
-			sa, err := it.Next()
-			if errors.Is(err, iterator.Done) {
-				return m, nil
+		return call(ctx, c, func(ctx context.Context) (map[string]*adminpb.ServiceAccount, error) { // a failed page lists again
+			m := map[string]*adminpb.ServiceAccount{}
+			it := c.Admin.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project, PageSize: 100})
+			for {
+				sa, err := it.Next()
+				if errors.Is(err, iterator.Done) {
+					return m, nil
+				}
+				if err != nil {
+					return nil, err
+				}
+				m[sa.GetEmail()] = sa
 			}
-			if err != nil {
-				return nil, err
-			}
-			m[sa.GetEmail()] = sa
-		}
+		})
 	})
 	if err != nil {
 		return nil
@@ -71,9 +75,11 @@ func (c *Client) listedAccount(ctx context.Context, email string) *adminpb.Servi
 func (c *Client) CreateServiceAccount(ctx context.Context, project, accountID, displayName, description string) (*adminpb.ServiceAccount, error) {
 	c.invalidateAccounts()
 	defer c.invalidateAccounts()
-	sa, err := c.Admin.CreateServiceAccount(ctx, &adminpb.CreateServiceAccountRequest{
-		Name: "projects/" + project, AccountId: accountID,
-		ServiceAccount: &adminpb.ServiceAccount{DisplayName: displayName, Description: description},
+	sa, err := call(ctx, c, func(ctx context.Context) (*adminpb.ServiceAccount, error) {
+		return c.Admin.CreateServiceAccount(ctx, &adminpb.CreateServiceAccountRequest{
+			Name: "projects/" + project, AccountId: accountID,
+			ServiceAccount: &adminpb.ServiceAccount{DisplayName: displayName, Description: description},
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create Google service account %s in project %s: %w", accountID, project, err)
@@ -85,9 +91,11 @@ func (c *Client) CreateServiceAccount(ctx context.Context, project, accountID, d
 func (c *Client) DescribeServiceAccount(ctx context.Context, sa *adminpb.ServiceAccount, displayName, description string) (*adminpb.ServiceAccount, error) {
 	c.invalidateAccounts()
 	defer c.invalidateAccounts()
-	out, err := c.Admin.PatchServiceAccount(ctx, &adminpb.PatchServiceAccountRequest{
-		ServiceAccount: &adminpb.ServiceAccount{Name: sa.GetName(), DisplayName: displayName, Description: description, Etag: sa.GetEtag()},
-		UpdateMask:     &fieldmaskpb.FieldMask{Paths: []string{"display_name", "description"}},
+	out, err := call(ctx, c, func(ctx context.Context) (*adminpb.ServiceAccount, error) {
+		return c.Admin.PatchServiceAccount(ctx, &adminpb.PatchServiceAccountRequest{
+			ServiceAccount: &adminpb.ServiceAccount{Name: sa.GetName(), DisplayName: displayName, Description: description, Etag: sa.GetEtag()},
+			UpdateMask:     &fieldmaskpb.FieldMask{Paths: []string{"display_name", "description"}},
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("update Google service account %s: %w", sa.GetEmail(), err)
@@ -102,7 +110,9 @@ func (c *Client) DeleteServiceAccount(ctx context.Context, email string) error {
 	c.policies.Invalidate()
 	defer c.invalidateAccounts()
 	defer c.policies.Invalidate()
-	err := c.Admin.DeleteServiceAccount(ctx, &adminpb.DeleteServiceAccountRequest{Name: ServiceAccountResource(email)})
+	_, err := call(ctx, c, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, c.Admin.DeleteServiceAccount(ctx, &adminpb.DeleteServiceAccountRequest{Name: ServiceAccountResource(email)})
+	})
 	if err != nil && status.Code(err) != codes.NotFound {
 		return fmt.Errorf("delete Google service account %s: %w", email, err)
 	}

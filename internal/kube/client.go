@@ -14,12 +14,15 @@ package kube
 
 import (
 	"fmt"
+	"net/http"
 	"sync"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/retry"
 )
 
 // FieldManager is the server-side apply field owner of everything the
@@ -52,12 +55,26 @@ func (c *Client) EnableListReads() *Client {
 	return c
 }
 
+// Option configures New.
+type Option func(*rest.Config)
+
+// WithRetry makes every request wait out transient failures of the API
+// server and its webhooks within p's bound (retry.go).
+func WithRetry(p retry.Policy) Option {
+	return func(c *rest.Config) {
+		c.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &transientTransport{next: rt, policy: p} })
+	}
+}
+
 // New builds the clientsets from cfg (copied; cfg is not modified).
-func New(cfg *rest.Config, userAgent string) (*Client, error) {
+func New(cfg *rest.Config, userAgent string, opts ...Option) (*Client, error) {
 	c := rest.CopyConfig(cfg)
 	c.QPS, c.Burst = QPS, Burst
 	if userAgent != "" {
 		c.UserAgent = userAgent
+	}
+	for _, o := range opts {
+		o(c)
 	}
 	core, err := kubernetes.NewForConfig(c)
 	if err != nil {

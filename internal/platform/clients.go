@@ -62,7 +62,7 @@ func (c *Clients) GKE(ctx context.Context) (*gke.Client, error) {
 	c.gkeOnce.Do(func() {
 		c.gke, c.gkeErr = gke.New(context.WithoutCancel(ctx), c.grpcOptions(c.Config.ContainerEndpoint)...)
 		if c.gkeErr == nil {
-			c.gke.EnableReadCache() // one provider process reads each cluster and pool list once
+			c.gke.EnableReadCache().WithRetry(c.Config.Retry) // one provider process reads each cluster and pool list once
 		}
 	})
 	return c.gke, c.gkeErr
@@ -73,7 +73,7 @@ func (c *Clients) IAM(ctx context.Context) (*iam.Client, error) {
 	c.iamOnce.Do(func() {
 		c.iam, c.iamErr = iam.New(context.WithoutCancel(ctx), c.grpcOptions(c.Config.IAMEndpoint)...)
 		if c.iamErr == nil {
-			c.iam.EnableReadCache() // one provider process reads each account and policy once
+			c.iam.EnableReadCache().WithRetry(c.Config.Retry) // one provider process reads each account and policy once
 		}
 	})
 	return c.iam, c.iamErr
@@ -86,7 +86,7 @@ func (c *Clients) Kube(ctx context.Context) (*kube.Client, error) {
 		var cfg *rest.Config
 		cfg, c.kubeErr = c.restConfig(ctx)
 		if c.kubeErr == nil {
-			c.kube, c.kubeErr = kube.New(cfg, c.Config.UserAgent)
+			c.kube, c.kubeErr = kube.New(cfg, c.Config.UserAgent, kube.WithRetry(c.Config.Retry))
 		}
 		if c.kubeErr == nil {
 			c.kube.EnableListReads() // a plan reads each kind with one LIST

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/retry"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
@@ -29,6 +30,9 @@ type Config struct {
 	KubeContext string
 
 	UserAgent string
+
+	// Retry is how transient unavailability is waited out (retry_timeout).
+	Retry retry.Policy
 
 	// Prices is the GPU price table: the default table with the provider's
 	// prices or prices_file override applied (LoadPrices). The gpu_catalog
