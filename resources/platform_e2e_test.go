@@ -32,7 +32,7 @@ import (
 func TestAccPlatformAdmitsJobOntoItsFlavor(t *testing.T) {
 	t.Parallel()
 	env := acctest.Env(t)
-	core, _ := acctest.Kube(t)
+	core, kq := acctest.Kube(t)
 	gc := gkeClient(t, env.GCP)
 	ctx := context.Background()
 	cfg := acctest.ProviderConfig(t) + `
@@ -170,12 +170,18 @@ resource "mlplatform_local_queue" "gpu" {
 		Steps: []resource.TestStep{
 			{Config: cfg, Check: admitted, // the whole platform, applied, plans empty
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
-			{ // the queue cannot go while Kueue holds it for the running job: refused, naming the workload
+			{ // the team cannot go while its job has not finished: refused at plan, naming the job, before anything is deleted
 				Config:      acctest.ProviderConfig(t),
-				ExpectError: regexp.MustCompile(`(?s)ClusterQueue acc-e2e-vision is still used by admitted\s+workload\s+acc-e2e-vision/job-llm-finetune-`),
+				ExpectError: regexp.MustCompile(`(?s)Namespace acc-e2e-vision Holds Data.*unfinished Jobs\s+llm-finetune`),
 			},
 			{ // the job finished (deleted here) so Kueue releases the queue and flavors for destroy
 				PreConfig: func() {
+					if _, err := kq.KueueV1beta2().ClusterQueues().Get(ctx, "acc-e2e-vision", metav1.GetOptions{}); err != nil {
+						t.Fatalf("the refused destroy deleted the team's ClusterQueue: %v", err)
+					}
+					if _, err := kq.KueueV1beta2().LocalQueues("acc-e2e-vision").Get(ctx, "gpu", metav1.GetOptions{}); err != nil {
+						t.Fatalf("the refused destroy deleted the team's LocalQueue: %v", err)
+					}
 					_ = core.BatchV1().Jobs("acc-e2e-vision").Delete(ctx, "llm-finetune", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
 				},
 				Config: cfg,

@@ -93,10 +93,14 @@ func NotOwned(diags *diag.Diagnostics, resourceType, importID, otherwise string,
 		no.Kind, no.Name, resourceType, importID, resourceType, importID, otherwise, err))
 }
 
-// titleCase upper-cases the first letter of each word, for summaries.
+// titleCase upper-cases the first letter of each word but the small ones,
+// for summaries.
 func titleCase(s string) string {
 	words := strings.Fields(s)
 	for i, w := range words {
+		if i > 0 && (w == "of" || w == "on" || w == "for") {
+			continue
+		}
 		words[i] = strings.ToUpper(w[:1]) + w[1:]
 	}
 	return strings.Join(words, " ")

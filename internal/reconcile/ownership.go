@@ -42,8 +42,8 @@ type NotOwnedError struct {
 	// annotation names).
 	Detail string
 	// Writers are the field managers that wrote the object (from its
-	// managedFields), and ManagedBy its app.kubernetes.io/managed-by label,
-	// when it has them.
+	// managedFields; controllers writing its status are not counted), and
+	// ManagedBy its app.kubernetes.io/managed-by label, when it has them.
 	Writers   []string
 	ManagedBy string
 }
@@ -90,7 +90,7 @@ func marker() map[string]string { return map[string]string{spec.ManagedByLabel: 
 func notOwned(kind string, ref Ref, obj metav1.Object) *NotOwnedError {
 	e := &NotOwnedError{Kind: kind, Name: ref.String(), ManagedBy: obj.GetLabels()[spec.ManagedByLabel]}
 	for _, f := range obj.GetManagedFields() {
-		if f.Manager != "" && f.Manager != kube.FieldManager && !slices.Contains(e.Writers, f.Manager) {
+		if f.Subresource == "" && f.Manager != "" && f.Manager != kube.FieldManager && !slices.Contains(e.Writers, f.Manager) {
 			e.Writers = append(e.Writers, f.Manager)
 		}
 	}

@@ -145,7 +145,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		if err := e.startControllerManager(); err != nil {
 			return nil, err
 		}
-		step("kube-controller-manager started (namespace, garbagecollector)")
+		step("kube-controller-manager started (namespace, garbage collector, PVC protection)")
 	}
 	k := &kueueSetup{env: e, pki: p, webhookPort: webhookPort, healthPort: healthPort}
 	if err := k.installCRDs(ctx, !opts.WithoutKueue); err != nil {
@@ -296,7 +296,7 @@ func (e *Env) auditFlags() ([]string, error) {
 func (e *Env) startControllerManager() error {
 	p, err := startProcess("kube-controller-manager", filepath.Join(e.Dir, "logs"), 10*time.Second, nil, e.bin("kube-controller-manager"),
 		"--kubeconfig="+e.Kubeconfig,
-		"--controllers=namespace,garbagecollector",
+		"--controllers=namespace,garbagecollector,persistentvolumeclaim-protection-controller",
 		"--leader-elect=false", "--secure-port=0", "--v=0")
 	if err != nil {
 		return err
