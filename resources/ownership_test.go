@@ -13,6 +13,7 @@ import (
 	"cloud.google.com/go/iam/admin/apiv1/adminpb"
 	"cloud.google.com/go/iam/apiv1/iampb"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -394,4 +395,106 @@ func waitOp(t *testing.T, gc interface {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Import is the one door: a namespace and a ClusterQueue Helm installed are
+// imported; the plan then shows exactly what apply will change; apply keeps
+// the fields Helm and others own (their labels and annotations, Helm's
+// managed-by label: the provider does not mark what it did not create); the
+// plan after is empty; and destroy, since they are now managed, deletes them.
+func TestAccImportKeepsOtherManagersFields(t *testing.T) {
+	t.Parallel()
+	acctest.Env(t)
+	core, kq := acctest.Kube(t)
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: helmMeta("acc-imp-team")}
+	ns.Labels["istio-injection"] = "enabled"
+	if _, err := core.CoreV1().Namespaces().Create(ctx, ns, asHelm); err != nil {
+		t.Fatal(err)
+	}
+	cq := &kueuev1beta2.ClusterQueue{ObjectMeta: helmMeta("acc-imp-team"), Spec: kueuev1beta2.ClusterQueueSpec{
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"mlplatform.dev/team": "imp"}},
+		ResourceGroups: []kueuev1beta2.ResourceGroup{{CoveredResources: []corev1.ResourceName{"nvidia.com/gpu"},
+			Flavors: []kueuev1beta2.FlavorQuotas{{Name: "acc-imp-h100",
+				Resources: []kueuev1beta2.ResourceQuota{{Name: "nvidia.com/gpu", NominalQuota: k8sresource.MustParse("8")}}}}}},
+	}}
+	if _, err := kq.KueueV1beta2().ClusterQueues().Create(ctx, cq, asHelm); err != nil {
+		t.Fatal(err)
+	}
+	cfg := acctest.ProviderConfig(t) + `
+resource "mlplatform_team_namespace" "imp" {
+  name   = "acc-imp-team"
+  team   = "imp"
+  labels = { "cost-center" = "ml-7" }
+}
+
+resource "mlplatform_cluster_queue" "imp" {
+  name               = "acc-imp-team"
+  namespace_selector = mlplatform_team_namespace.imp.selector
+  wait_for_active    = false
+  resource_groups = [{
+    covered_resources = ["nvidia.com/gpu"]
+    flavors = [{ name = "acc-imp-h100", resources = [{ name = "nvidia.com/gpu", nominal_quota = "16" }] }]
+  }]
+}
+`
+	others := func() resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			for kind, meta := range map[string]func() (metav1.Object, error){
+				"namespace":    func() (metav1.Object, error) { return core.CoreV1().Namespaces().Get(ctx, "acc-imp-team", metav1.GetOptions{}) },
+				"ClusterQueue": func() (metav1.Object, error) { return kq.KueueV1beta2().ClusterQueues().Get(ctx, "acc-imp-team", metav1.GetOptions{}) },
+			} {
+				o, err := meta()
+				if err != nil {
+					return err
+				}
+				want := helmMeta("")
+				for k, v := range want.Labels {
+					if o.GetLabels()[k] != v {
+						return fmt.Errorf("%s: Helm's label %s=%s is %q after apply", kind, k, v, o.GetLabels()[k])
+					}
+				}
+				for k, v := range want.Annotations {
+					if o.GetAnnotations()[k] != v {
+						return fmt.Errorf("%s: Helm's annotation %s=%s is %q after apply", kind, k, v, o.GetAnnotations()[k])
+					}
+				}
+			}
+			n, err := core.CoreV1().Namespaces().Get(ctx, "acc-imp-team", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if n.Labels["istio-injection"] != "enabled" || n.Labels["mlplatform.dev/team"] != "imp" || n.Labels["cost-center"] != "ml-7" {
+				return fmt.Errorf("namespace labels after apply: %v, want the configured ones and istio-injection=enabled", n.Labels)
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := kq.KueueV1beta2().ClusterQueues().Get(ctx, "acc-imp-team", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("the imported ClusterQueue survived destroy (err=%v)", err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{Config: cfg, ResourceName: "mlplatform_team_namespace.imp", ImportState: true, ImportStateId: "acc-imp-team", ImportStatePersist: true},
+			{Config: cfg, ResourceName: "mlplatform_cluster_queue.imp", ImportState: true, ImportStateId: "acc-imp-team", ImportStatePersist: true},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{ // exactly what apply will change, nothing else
+						plancheck.ExpectResourceAction("mlplatform_team_namespace.imp", plancheck.ResourceActionUpdate),
+						acctest.ExpectOnlyChanges("mlplatform_team_namespace.imp", "team", "selector.match_labels.mlplatform.dev/team", "pod_security_level", "labels"),
+						plancheck.ExpectResourceAction("mlplatform_cluster_queue.imp", plancheck.ResourceActionUpdate),
+						acctest.ExpectOnlyChanges("mlplatform_cluster_queue.imp", "resource_groups.0.flavors.0.resources.0.nominal_quota",
+							"wait_for_active"), // imported as the default (true); the configuration says false
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: others(),
+			},
+		},
+	})
 }

@@ -1,0 +1,138 @@
+package resources_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	k8sresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
+)
+
+// Destroying a team namespace that holds a checkpoint volume, a running Job
+// and a pending Kueue Workload is refused at plan time, naming each of them,
+// and nothing of that destroy is deleted: not the namespace, not the queue
+// and the network policies in it that Terraform would delete first. With
+// force_destroy = true applied, the destroy goes, and takes them along.
+func TestAccTeamNamespaceDestroyProtectsData(t *testing.T) {
+	t.Parallel()
+	acctest.Env(t)
+	core, kq := acctest.Kube(t)
+	ctx := context.Background()
+	const ns = "acc-data-team"
+	cfg := func(force string) string {
+		return acctest.ProviderConfig(t) + fmt.Sprintf(`
+resource "mlplatform_team_namespace" "team" {
+  name = %q
+  team = "data"
+  %s
+}
+
+resource "mlplatform_local_queue" "gpu" {
+  namespace       = mlplatform_team_namespace.team.name
+  name            = "gpu"
+  cluster_queue   = "acc-data-cq"
+  wait_for_active = false
+}
+
+resource "mlplatform_training_network_policy" "team" {
+  namespace = mlplatform_team_namespace.team.name
+}
+`, ns, force)
+	}
+	givenData := func() {
+		pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "checkpoints"}, Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: k8sresource.MustParse("10Gi")}},
+		}}
+		if _, err := core.CoreV1().PersistentVolumeClaims(ns).Create(ctx, pvc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pod := corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "train", Image: "trainer:1"}}}
+		job, err := core.BatchV1().Jobs(ns).Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "llama-finetune"},
+			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: pod}}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		job.Status.Active, job.Status.StartTime = 1, ptr.To(metav1.Now()) // as the job controller reports a running job
+		if _, err := core.BatchV1().Jobs(ns).UpdateStatus(ctx, job, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		wl := &kueuev1beta2.Workload{ObjectMeta: metav1.ObjectMeta{Name: "eval-sweep"}, Spec: kueuev1beta2.WorkloadSpec{
+			QueueName: "gpu",
+			PodSets:   []kueuev1beta2.PodSet{{Name: "main", Count: 1, Template: corev1.PodTemplateSpec{Spec: pod}}},
+		}}
+		if _, err := kq.KueueV1beta2().Workloads(ns).Create(ctx, wl, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stillThere := func() {
+		if _, err := core.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err != nil {
+			t.Fatalf("the refused destroy deleted the namespace: %v", err)
+		}
+		if _, err := kq.KueueV1beta2().LocalQueues(ns).Get(ctx, "gpu", metav1.GetOptions{}); err != nil {
+			t.Fatalf("the refused destroy deleted the LocalQueue in the namespace: %v", err)
+		}
+		if _, err := core.NetworkingV1().NetworkPolicies(ns).Get(ctx, "mlplatform-default-deny", metav1.GetOptions{}); err != nil {
+			t.Fatalf("the refused destroy deleted the network policies in the namespace: %v", err)
+		}
+		if _, err := core.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "checkpoints", metav1.GetOptions{}); err != nil {
+			t.Fatalf("the refused destroy deleted the checkpoints: %v", err)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy: func(*terraform.State) error {
+			// force_destroy: the namespace and all it held are gone
+			deadline := time.Now().Add(2 * time.Minute)
+			for {
+				_, err := core.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+				if apierrors.IsNotFound(err) {
+					return nil
+				}
+				if time.Now().After(deadline) {
+					return fmt.Errorf("namespace %s still exists after a forced destroy (err=%v)", ns, err)
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+		},
+		Steps: []resource.TestStep{
+			{Config: cfg(""), ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			{
+				PreConfig: givenData,
+				Config:    cfg(""),
+				Destroy:   true,
+				ExpectError: wrapped(`(?s)Namespace acc-data-team Holds Data.*force_destroy = true.*` +
+					`PersistentVolumeClaims checkpoints \(10Gi\); unfinished Jobs llama-finetune \(running, 1 active pods\); ` +
+					`unfinished Kueue Workloads eval-sweep \(pending\)`),
+			},
+			{ // removing the team from the configuration is refused the same way
+				PreConfig:   stillThere,
+				Config:      acctest.ProviderConfig(t),
+				ExpectError: wrapped(`(?s)Namespace acc-data-team Holds Data.*checkpoints`),
+			},
+			{ // force_destroy is one attribute, changed in place
+				PreConfig: stillThere,
+				Config:    cfg("force_destroy = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("mlplatform_team_namespace.team", plancheck.ResourceActionUpdate),
+						acctest.ExpectOnlyChanges("mlplatform_team_namespace.team", "force_destroy"),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}
