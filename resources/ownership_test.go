@@ -441,8 +441,12 @@ resource "mlplatform_cluster_queue" "imp" {
 	others := func() resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			for kind, meta := range map[string]func() (metav1.Object, error){
-				"namespace":    func() (metav1.Object, error) { return core.CoreV1().Namespaces().Get(ctx, "acc-imp-team", metav1.GetOptions{}) },
-				"ClusterQueue": func() (metav1.Object, error) { return kq.KueueV1beta2().ClusterQueues().Get(ctx, "acc-imp-team", metav1.GetOptions{}) },
+				"namespace": func() (metav1.Object, error) {
+					return core.CoreV1().Namespaces().Get(ctx, "acc-imp-team", metav1.GetOptions{})
+				},
+				"ClusterQueue": func() (metav1.Object, error) {
+					return kq.KueueV1beta2().ClusterQueues().Get(ctx, "acc-imp-team", metav1.GetOptions{})
+				},
 			} {
 				o, err := meta()
 				if err != nil {
