@@ -109,7 +109,11 @@ func (t *transientTransport) classify(ctx context.Context, req *http.Request, re
 		return "the Kubernetes API server to be available again (503 Service Unavailable)", failure
 	case http.StatusInternalServerError:
 		if m := webhookName.FindStringSubmatch(st.Message); m != nil {
-			return "the webhook " + strings.TrimSpace(m[1]+m[2]) + " to answer (" + webhookCause(st.Message) + ")", failure
+			whose := "the webhook "
+			if strings.Contains(st.Message, "kueue") {
+				whose = "Kueue's webhook "
+			}
+			return whose + strings.TrimSpace(m[1]+m[2]) + " to answer (" + webhookCause(st.Message) + ")", failure
 		}
 		return "", nil
 	}

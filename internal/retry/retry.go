@@ -108,22 +108,33 @@ type Attempt struct {
 }
 
 // Loop runs try until it returns an Attempt with no Waiting, the bound has
-// passed since the first transient failure, or ctx ends. fields are logged
-// with each wait. It returns the last Attempt's error, in an *Error when the
-// bound or ctx ended the waiting.
+// passed since the first attempt started, or ctx ends. A retry is never
+// started past the bound, and runs with what is left of it as its deadline,
+// so the whole wait ends within the bound (the first attempt, before
+// anything is known to be transient, runs with ctx's own deadline). fields
+// are logged with each wait. It returns the last Attempt's error, in an
+// *Error when the bound or ctx ended the waiting.
 func (p Policy) Loop(ctx context.Context, fields map[string]any, try func(ctx context.Context) Attempt) error {
-	var start time.Time
+	start := p.now()
+	var last Attempt
 	for n := 1; ; n++ {
-		a := try(ctx)
-		if a.Waiting == "" || p.Bound <= 0 {
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if n > 1 {
+			actx, cancel = context.WithTimeout(ctx, p.Bound-p.now().Sub(start))
+		}
+		a := try(actx)
+		cut := n > 1 && actx.Err() != nil && ctx.Err() == nil
+		cancel()
+		switch {
+		case cut: // the bound ran out during this retry: report the failure it retried
+			return &Error{Waiting: last.Waiting, Waited: p.now().Sub(start), Attempts: n, Err: last.Err}
+		case a.Waiting == "" || p.Bound <= 0:
 			return a.Err
 		}
-		if n == 1 {
-			start = p.now()
-		}
+		last = a
 		waited := p.now().Sub(start)
 		d := p.backoff(n)
-		if waited+d > p.Bound {
+		if waited+d >= p.Bound {
 			return &Error{Waiting: a.Waiting, Waited: waited, Attempts: n, Err: a.Err}
 		}
 		if p.Logf != nil {

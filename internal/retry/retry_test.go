@@ -101,3 +101,28 @@ func TestLoopStopsWhenTheContextEnds(t *testing.T) {
 		t.Fatalf("err = %v, want a *Error that wraps context.Canceled", err)
 	}
 }
+
+// A retry runs with what is left of the bound: one that would run past it
+// is cut there, and the failure it retried is reported.
+func TestLoopEndsWithinTheBound(t *testing.T) {
+	t.Parallel()
+	p := Policy{Bound: 200 * time.Millisecond, Base: time.Millisecond, Max: time.Millisecond}
+	unavailable := status.Error(codes.Unavailable, "down")
+	calls := 0
+	start := time.Now()
+	err := p.Do(context.Background(), Unavailable("GKE"), func(ctx context.Context) error {
+		calls++
+		if calls == 1 {
+			return unavailable
+		}
+		<-ctx.Done() // a retry that hangs, as a request to a frozen webhook does
+		return ctx.Err()
+	})
+	var gave *Error
+	if !errors.As(err, &gave) || !errors.Is(err, unavailable) {
+		t.Fatalf("err = %v, want a *Error around the first UNAVAILABLE", err)
+	}
+	if elapsed := time.Since(start); elapsed > 2*time.Second || gave.Waited > 250*time.Millisecond {
+		t.Errorf("gave up after %s (waited %s), want about the bound (%s)", elapsed, gave.Waited, p.Bound)
+	}
+}
