@@ -117,10 +117,11 @@ func (t *transientTransport) classify(ctx context.Context, req *http.Request, re
 		}
 		return "", nil
 	}
-	// 404: for a resource the API server does not serve at all, check
-	// whether its CRD exists but is not yet established.
-	if st.Reason != metav1.StatusReasonNotFound || (st.Details != nil && st.Details.Name != "") ||
-		!strings.Contains(st.Message, "the server could not find the requested resource") {
+	// 404: for a resource the API server does not serve at all (its answer
+	// is no Status of a named object: a bare "404 page not found", or a
+	// Status without a name), check whether its CRD exists but is not yet
+	// established.
+	if st.Details != nil && st.Details.Name != "" {
 		return "", nil
 	}
 	crd := crdName(req.URL.Path)
