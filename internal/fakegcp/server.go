@@ -12,7 +12,9 @@ import (
 	adminpb "cloud.google.com/go/iam/admin/apiv1/adminpb"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 )
 
 // config holds the settings chosen with Options at New time.
@@ -53,6 +55,43 @@ type Server struct {
 	addr     string
 	stopped  bool
 	requests map[string]int
+	faults   []*fault
+}
+
+// fault is an injected UNAVAILABLE (Unavailable).
+type fault struct {
+	method string
+	match  func(req any) bool
+	left   int
+	served bool
+}
+
+// UnavailableMessage is what Google's front end says with UNAVAILABLE while
+// a service is briefly down.
+const UnavailableMessage = "The service is currently unavailable."
+
+// Unavailable makes the next n calls of method (a full method name, e.g.
+// "/google.container.v1.ClusterManager/CreateNodePool") for which match
+// returns true (nil: every call) answer UNAVAILABLE. With served, each call
+// is served first and only its answer is lost: the request took effect, as
+// when the connection drops after GKE or IAM took it.
+func (s *Server) Unavailable(method string, match func(req any) bool, n int, served bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, &fault{method: method, match: match, left: n, served: served})
+}
+
+// takeFault returns the fault that applies to a call, if any, counting it.
+func (s *Server) takeFault(method string, req any) *fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.faults {
+		if f.left > 0 && f.method == method && (f.match == nil || f.match(req)) {
+			f.left--
+			return f
+		}
+	}
+	return nil
 }
 
 // New returns an unstarted Server. IAM's Workload Identity pool check is wired
@@ -135,5 +174,12 @@ func (s *Server) count(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 	s.mu.Lock()
 	s.requests[info.FullMethod]++
 	s.mu.Unlock()
-	return h(ctx, req)
+	f := s.takeFault(info.FullMethod, req)
+	switch {
+	case f == nil:
+		return h(ctx, req)
+	case f.served:
+		_, _ = h(ctx, req)
+	}
+	return nil, status.Error(codes.Unavailable, UnavailableMessage)
 }

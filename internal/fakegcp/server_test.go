@@ -8,6 +8,8 @@ import (
 
 	container "cloud.google.com/go/container/apiv1"
 	containerpb "cloud.google.com/go/container/apiv1/containerpb"
+	admin "cloud.google.com/go/iam/admin/apiv1"
+	"cloud.google.com/go/iam/admin/apiv1/adminpb"
 	"cloud.google.com/go/iam/apiv1/iampb"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
@@ -111,5 +113,50 @@ func TestWallClockOperation(t *testing.T) {
 	}
 	if _, err := cm.GetCluster(ctx, &containerpb.GetClusterRequest{Name: clusterName("missing")}); status.Code(err) != codes.NotFound {
 		t.Fatalf("want NotFound, got %v", err)
+	}
+}
+
+func TestUnavailableInjection(t *testing.T) {
+	t.Parallel()
+	s := fakegcp.New()
+	if err := s.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	ctx := context.Background()
+	ic, err := admin.NewIamClient(ctx, s.ClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ic.Close() })
+	named := func(id string) func(any) bool {
+		return func(req any) bool {
+			r, ok := req.(*adminpb.CreateServiceAccountRequest)
+			return ok && r.GetAccountId() == id
+		}
+	}
+	s.Unavailable("/google.iam.admin.v1.IAM/CreateServiceAccount", named("served-one"), 1, true)
+	s.Unavailable("/google.iam.admin.v1.IAM/CreateServiceAccount", named("lost-one"), 1, false)
+	create := func(id string) error {
+		_, err := ic.CreateServiceAccount(ctx, &adminpb.CreateServiceAccountRequest{Name: "projects/p-fault", AccountId: id})
+		return err
+	}
+	for _, tc := range []struct {
+		id          string
+		first, then codes.Code
+	}{
+		{"served-one", codes.Unavailable, codes.AlreadyExists}, // it took effect; only the answer was lost
+		{"lost-one", codes.Unavailable, codes.OK},              // it never reached the service
+		{"other-one", codes.OK, codes.AlreadyExists},           // not matched
+	} {
+		if got := status.Code(create(tc.id)); got != tc.first {
+			t.Errorf("%s: first create %s, want %s", tc.id, got, tc.first)
+		}
+		if got := status.Code(create(tc.id)); got != tc.then {
+			t.Errorf("%s: second create %s, want %s", tc.id, got, tc.then)
+		}
+	}
+	if st, _ := status.FromError(create("served-one")); st.Code() == codes.Unavailable {
+		t.Error("the fault fired more than n times")
 	}
 }
