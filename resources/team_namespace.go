@@ -3,7 +3,6 @@ package resources
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -14,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
@@ -84,8 +82,7 @@ func (r *TeamNamespace) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"owner": schema.StringAttribute{Optional: true, Validators: nonEmpty,
 				MarkdownDescription: "Owner (a user or group name) for cost attribution; set as label `" + spec.OwnerLabel + "`."},
 			"pod_security_level": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("restricted"),
-				Validators:          []validator.String{stringvalidator.OneOf(spec.PodSecurityLevels...)},
-				MarkdownDescription: "Pod Security Standards level enforced on the namespace (`" + spec.PodSecurityKey + "`). Default `restricted`."},
+				MarkdownDescription: "Pod Security Standards level enforced on the namespace (`" + spec.PodSecurityKey + "`): `restricted`, `baseline` or `privileged`. Default `restricted`."},
 			"labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "More labels. The platform's own keys are reserved."},
 			"annotations": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Annotations."},

@@ -134,7 +134,7 @@ func TestAccTeamNamespaceValidation(t *testing.T) {
 		"reserved label":  {"name = \"a\"\n team = \"vision\"\n labels = { \"mlplatform.dev/team\" = \"x\" }", `(?s)Reserved Label.*Attribute labels\["mlplatform.dev/team"\]`},
 		"email as owner":  {"name = \"a\"\n team = \"vision\"\n owner = \"alice@example.com\"", `(?s)Invalid Owner.*Attribute owner`},
 		"namespace name":  {"name = \"Team.Vision\"\n team = \"vision\"", `(?s)Invalid Namespace Name.*Attribute name`},
-		"pod security":    {"name = \"a\"\n team = \"vision\"\n pod_security_level = \"strict\"", `Attribute pod_security_level value must be one of`},
+		"pod security":    {"name = \"a\"\n team = \"vision\"\n pod_security_level = \"strict\"", `(?s)Invalid Pod Security Level.*Attribute pod_security_level`},
 		"team with space": {"name = \"a\"\n team = \"computer vision\"", `(?s)Invalid Team.*Attribute team`},
 	}
 	for name, tc := range cases {

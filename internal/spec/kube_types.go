@@ -4,8 +4,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Taint is a node taint (Kubernetes core/v1 Taint without timeAdded).
@@ -40,11 +38,10 @@ func validateLabels(errs *FieldErrors, path Path, labels map[string]string) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if p := validation.IsQualifiedName(k); len(p) > 0 {
-			errs.add(append(path, Key(k)), "Invalid Label Key", "label key %q is not valid: %s.", k, strings.Join(p, "; "))
-		}
-		if p := validation.IsValidLabelValue(labels[k]); len(p) > 0 {
-			errs.add(append(path, Key(k)), "Invalid Label Value", "label %q has value %q, which is not valid: %s.", k, labels[k], strings.Join(p, "; "))
+		if p := QualifiedNameProblem(k); p != "" {
+			errs.add(append(slices.Clone(path), Key(k)), "Invalid Label Key", "label key %q is not valid: %s.", k, p)
+		} else if p := LabelValueProblem(labels[k]); p != "" {
+			errs.add(append(slices.Clone(path), Key(k)), "Invalid Label Value", "label %q has value %q, which is not valid: %s.", k, labels[k], p)
 		}
 	}
 }
@@ -52,13 +49,11 @@ func validateLabels(errs *FieldErrors, path Path, labels map[string]string) {
 func validateTaints(errs *FieldErrors, path Path, taints []Taint) {
 	for i, t := range taints {
 		p := append(slices.Clone(path), i)
-		if problems := validation.IsQualifiedName(t.Key); len(problems) > 0 {
-			errs.add(append(p, "key"), "Invalid Taint Key", "taint key %q is not valid: %s.", t.Key, strings.Join(problems, "; "))
+		if problem := QualifiedNameProblem(t.Key); problem != "" {
+			errs.add(append(slices.Clone(p), "key"), "Invalid Taint Key", "taint key %q is not valid: %s.", t.Key, problem)
 		}
-		if t.Value != "" {
-			if problems := validation.IsValidLabelValue(t.Value); len(problems) > 0 {
-				errs.add(append(p, "value"), "Invalid Taint Value", "taint value %q is not valid: %s.", t.Value, strings.Join(problems, "; "))
-			}
+		if problem := LabelValueProblem(t.Value); problem != "" {
+			errs.add(append(slices.Clone(p), "value"), "Invalid Taint Value", "taint value %q is not valid: %s.", t.Value, problem)
 		}
 		if !slices.Contains(TaintEffects, t.Effect) {
 			errs.add(append(p, "effect"), "Invalid Taint Effect", "taint effect %q is not one of %s.", t.Effect, strings.Join(TaintEffects, ", "))
@@ -70,8 +65,8 @@ func validateTolerations(errs *FieldErrors, path Path, tols []Toleration) {
 	for i, t := range tols {
 		p := append(slices.Clone(path), i)
 		if t.Key != "" {
-			if problems := validation.IsQualifiedName(t.Key); len(problems) > 0 {
-				errs.add(append(p, "key"), "Invalid Toleration Key", "toleration key %q is not valid: %s.", t.Key, strings.Join(problems, "; "))
+			if problem := QualifiedNameProblem(t.Key); problem != "" {
+				errs.add(append(slices.Clone(p), "key"), "Invalid Toleration Key", "toleration key %q is not valid: %s.", t.Key, problem)
 			}
 		}
 		op := t.Operator
@@ -88,8 +83,8 @@ func validateTolerations(errs *FieldErrors, path Path, tols []Toleration) {
 			errs.add(append(p, "value"), "Toleration Value With Exists",
 				"operator Exists matches any value, so value must be empty (it is %q); remove value or use operator Equal.", t.Value)
 		case op == "Equal" && t.Value != "":
-			if problems := validation.IsValidLabelValue(t.Value); len(problems) > 0 {
-				errs.add(append(p, "value"), "Invalid Toleration Value", "toleration value %q is not valid: %s.", t.Value, strings.Join(problems, "; "))
+			if problem := LabelValueProblem(t.Value); problem != "" {
+				errs.add(append(slices.Clone(p), "value"), "Invalid Toleration Value", "toleration value %q is not valid: %s.", t.Value, problem)
 			}
 		}
 		if t.Effect != "" && !slices.Contains(TaintEffects, t.Effect) {
