@@ -1,0 +1,102 @@
+package reconcile
+
+import (
+	"errors"
+	"testing"
+
+	"cloud.google.com/go/iam/admin/apiv1/adminpb"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+// managedFields as the API server records them: kubectl annotated the KSA,
+// then mlplatform (server-side apply) took the GSA annotation.
+func ksaWritten(byMlplatform bool) *corev1.ServiceAccount {
+	ksa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "trainer", Namespace: "vision",
+		Annotations: map[string]string{spec.GSAAnnotation: "x@p.iam.gserviceaccount.com", "note": "hand-made"}}}
+	ksa.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl-annotate", Operation: metav1.ManagedFieldsOperationUpdate,
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:annotations":{".":{},"f:note":{}}}}`)}}}
+	owner := "kubectl-annotate"
+	if byMlplatform {
+		owner = "mlplatform"
+	}
+	ksa.ManagedFields = append(ksa.ManagedFields, metav1.ManagedFieldsEntry{Manager: owner, Operation: metav1.ManagedFieldsOperationApply,
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:annotations":{"f:iam.gke.io/gcp-service-account":{}}}}`)}})
+	return ksa
+}
+
+func TestOwnsField(t *testing.T) {
+	t.Parallel()
+	if !ownsField(ksaWritten(true), "metadata", "annotations", spec.GSAAnnotation) {
+		t.Error("the annotation mlplatform applied is not recognised as its own")
+	}
+	if ownsField(ksaWritten(false), "metadata", "annotations", spec.GSAAnnotation) {
+		t.Error("an annotation kubectl set is taken for mlplatform's")
+	}
+	if ownsField(ksaWritten(true), "metadata", "annotations", "note") {
+		t.Error("kubectl's annotation is taken for mlplatform's")
+	}
+}
+
+func TestNotOwnedError(t *testing.T) {
+	t.Parallel()
+	obj := &metav1.ObjectMeta{Labels: map[string]string{spec.ManagedByLabel: "Helm"}, ManagedFields: []metav1.ManagedFieldsEntry{
+		{Manager: "helm"}, {Manager: "kueue", Subresource: "status"}, {Manager: "helm"}, {Manager: "kubectl-edit"}}}
+	err := notOwned("ClusterQueue", Ref{Name: "team-a"}, obj)
+	want := "ClusterQueue team-a already exists and was not created by mlplatform (it is labelled app.kubernetes.io/managed-by=Helm; " +
+		"it was written by helm, kubectl-edit); it was left unchanged"
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("message (-want +got):\n%s", diff)
+	}
+	if !errors.Is(err, ErrNotOwned) {
+		t.Error("not ErrNotOwned")
+	}
+	if !Created(&metav1.ObjectMeta{Labels: map[string]string{spec.ManagedByLabel: spec.ManagedBy}}) || Created(obj) {
+		t.Error("Created reads the marker wrong")
+	}
+}
+
+// checkCreate decides, for each part of a binding that exists when it is
+// created, whether it is the remains of mlplatform's own cut-off create
+// (completed) or someone else's (refused, naming the part).
+func TestWorkloadIdentityCheckCreate(t *testing.T) {
+	t.Parallel()
+	created := spec.WorkloadIdentity{Project: "p", Namespace: "vision", KSA: "trainer", CreateKSA: true, Mode: spec.ModeGoogleServiceAccount,
+		CreateGSA: &spec.GoogleServiceAccount{AccountID: "trainer"}}
+	existing := spec.WorkloadIdentity{Project: "p", Namespace: "vision", KSA: "trainer", CreateKSA: true, Mode: spec.ModeGoogleServiceAccount,
+		GSAEmail: "shared@p.iam.gserviceaccount.com"}
+	adopted := existing
+	adopted.CreateKSA = false
+	marked := &adminpb.ServiceAccount{Description: "Trains " + spec.GSAMarker}
+	cases := map[string]struct {
+		spec     spec.WorkloadIdentity
+		st       WorkloadIdentityStatus
+		wantKind string // "" = proceed
+	}{
+		"nothing exists":                       {spec: created},
+		"all mlplatform's, cut off":            {spec: created, st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, GSAExists: true, GSA: marked, GSAMarked: true, MemberGranted: true}},
+		"a KSA someone made":                   {spec: created, st: WorkloadIdentityStatus{KSAExists: true}, wantKind: KindKSA},
+		"a GSA someone made":                   {spec: created, st: WorkloadIdentityStatus{GSAExists: true, GSA: &adminpb.ServiceAccount{}}, wantKind: KindGSA},
+		"a grant on an existing GSA, KSA ours": {spec: existing, st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, GSAExists: true, MemberGranted: true}},
+		"a grant someone made":                 {spec: existing, st: WorkloadIdentityStatus{GSAExists: true, MemberGranted: true}, wantKind: KindGrant},
+		"an adopted KSA, no annotation":        {spec: adopted, st: WorkloadIdentityStatus{KSAExists: true, GSAExists: true}},
+		"an adopted KSA, our annotation":       {spec: adopted, st: WorkloadIdentityStatus{KSAExists: true, Annotation: "shared@p.iam.gserviceaccount.com", AnnotationOwned: true, GSAExists: true, MemberGranted: true}},
+		"an adopted KSA, their annotation":     {spec: adopted, st: WorkloadIdentityStatus{KSAExists: true, Annotation: "x@p.iam.gserviceaccount.com", GSAExists: true}, wantKind: KindAnnotation},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			err := WorkloadIdentities{}.checkCreate(tc.spec, tc.st)
+			var no *NotOwnedError
+			switch {
+			case tc.wantKind == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.wantKind != "" && (!errors.As(err, &no) || no.Kind != tc.wantKind):
+				t.Fatalf("err = %v, want a NotOwnedError for the %s", err, tc.wantKind)
+			}
+		})
+	}
+}
