@@ -8,15 +8,20 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/retry"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
@@ -50,6 +55,16 @@ func TestExplain(t *testing.T) {
 		"anything else":     {errors.New("boom"), "the error below has the details"},
 		"namespace missing": {fmt.Errorf("apply LocalQueue team-a/gpu: %w", apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, "team-a")), "Create it first (mlplatform_team_namespace)"},
 		"timed out":         {fmt.Errorf("namespace x still present after 5m0s; still left: pods: 3: %w", context.DeadlineExceeded), "did not finish in time"},
+		"not owned":         {&reconcile.NotOwnedError{Kind: "Namespace", Name: "team-x"}, "Import it (terraform import)"},
+		"holds data":        {&reconcile.HoldsDataError{Namespace: "team-x", PVCs: []string{"ckpt (1Ti)"}}, "set force_destroy = true"},
+		"webhook, waited out": {&retry.Error{Waiting: "Kueue's webhook vclusterqueue.kb.io to answer", Waited: 3 * time.Minute, Attempts: 12,
+			Err: apierrors.NewInternalError(errors.New(`failed calling webhook "vclusterqueue.kb.io": connection refused`))},
+			"Kueue's admission webhook did not answer, so the API server could not admit the object. Check that the Kueue manager is running " +
+				"and ready (kubectl -n kueue-system get pods). The provider waited 3m0s (retry_timeout) for Kueue's webhook vclusterqueue.kb.io to answer before it gave up."},
+		"GKE, waited out": {&retry.Error{Waiting: "GKE to answer again (it answered UNAVAILABLE)", Waited: 90 * time.Second,
+			Err: status.Error(codes.Unavailable, "The service is currently unavailable.")}, "could not be reached. Check the network (or, for the local sandbox, that it is running). The provider waited 1m30s"},
+		"CRD not established": {&retry.Error{Waiting: "the CRD clusterqueues.kueue.x-k8s.io to be established", Waited: time.Minute,
+			Err: fmt.Errorf("%w: clusterqueues.kueue.x-k8s.io exists", kube.ErrCRDNotEstablished)}, "has not established it"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -66,5 +81,20 @@ func TestExplain(t *testing.T) {
 				t.Errorf("original error not kept verbatim (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestNotOwned(t *testing.T) {
+	t.Parallel()
+	var diags diag.Diagnostics
+	NotOwned(&diags, "mlplatform_team_namespace", "team-x", "", fmt.Errorf("create: %w", &reconcile.NotOwnedError{Kind: "Namespace", Name: "team-x"}))
+	if len(diags) != 1 || diags[0].Summary() != "Namespace team-x Already Exists" {
+		t.Fatalf("diagnostics %v, want one named after the object", diags)
+	}
+	for _, want := range []string{"is not managed by mlplatform", "the existing object is unchanged",
+		"terraform import mlplatform_team_namespace.<resource name> team-x", `id = "team-x"`, "Otherwise, choose another name.", "Original error: create: Namespace team-x already exists"} {
+		if !strings.Contains(diags[0].Detail(), want) {
+			t.Errorf("detail lacks %q:\n%s", want, diags[0].Detail())
+		}
 	}
 }
