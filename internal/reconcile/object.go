@@ -100,14 +100,10 @@ func (o Object[S, O, AC]) get(ctx context.Context, ref Ref) (s S, found bool, er
 // that exists without the marker is someone else's: Create fails with a
 // *NotOwnedError before any write.
 func (o Object[S, O, AC]) Create(ctx context.Context, ref Ref, desired S) (S, error) {
-	obj, found, err := o.getObject(ctx, ref)
+	obj, found, err := o.ownOrAbsent(ctx, ref)
 	if err != nil {
 		var zero S
 		return zero, err
-	}
-	if found && !Created(obj) {
-		var zero S
-		return zero, notOwned(o.Kind, ref, obj)
 	}
 	return o.write(ctx, ref, desired, obj, found, true)
 }
@@ -115,14 +111,18 @@ func (o Object[S, O, AC]) Create(ctx context.Context, ref Ref, desired S) (S, er
 // CheckCreate returns the *NotOwnedError Create would, without writing: for
 // reconcilers that create several objects and check all of them first.
 func (o Object[S, O, AC]) CheckCreate(ctx context.Context, ref Ref) error {
-	obj, found, err := o.getObject(ctx, ref)
-	if err != nil {
-		return err
+	_, _, err := o.ownOrAbsent(ctx, ref)
+	return err
+}
+
+// ownOrAbsent reads the object, failing with a *NotOwnedError when it
+// exists without the platform's marker.
+func (o Object[S, O, AC]) ownOrAbsent(ctx context.Context, ref Ref) (obj O, found bool, err error) {
+	obj, found, err = o.getObject(ctx, ref)
+	if err == nil && found && !Created(obj) {
+		err = notOwned(o.Kind, ref, obj)
 	}
-	if found && !Created(obj) {
-		return notOwned(o.Kind, ref, obj)
-	}
-	return nil
+	return obj, found, err
 }
 
 // Apply makes an object the platform manages (created or imported) match
@@ -165,8 +165,8 @@ func (o Object[S, O, AC]) getObject(ctx context.Context, ref Ref) (obj O, found 
 func (o Object[S, O, AC]) write(ctx context.Context, ref Ref, desired S, current O, found, mark bool) (S, error) {
 	var zero S
 	if found {
-		if actual := o.Read(current); len(o.Diff(desired, actual)) == 0 && (!mark || Created(current)) {
-			return actual, nil
+		if actual := o.Read(current); len(o.Diff(desired, actual)) == 0 {
+			return actual, nil // a created object has its marker already: only what is marked or new is marked
 		}
 	}
 	build := func(s S) AC {
