@@ -3,9 +3,9 @@ package resources
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -60,7 +59,7 @@ func (r *WorkloadIdentity) Schema(_ context.Context, _ resource.SchemaRequest, r
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"project": schema.StringAttribute{Optional: true, Computed: true,
 				MarkdownDescription: "Project of the cluster (its workload pool is `PROJECT.svc.id.goog`). Default: the provider's `project`. Changing it replaces the binding."},
-			"project_number": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+			"project_number": schema.StringAttribute{Optional: true, Validators: refuseEmpty("Project Number", `"123456789012"`),
 				MarkdownDescription: "Number of the cluster's project, for `principal`. Required with `mode = \"direct\"`."},
 			"namespace": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Namespace of the Kubernetes service account, e.g. `mlplatform_team_namespace.x.name`."},
@@ -70,7 +69,7 @@ func (r *WorkloadIdentity) Schema(_ context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "Create the KSA (default), labelled `" + spec.ManagedByLabel + "=mlplatform`, and delete it with the binding. " +
 					"`false` adopts an existing KSA: only its annotation is managed, and removed on delete."},
 			"mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(spec.ModeGoogleServiceAccount),
-				PlanModifiers: replace, Validators: []validator.String{stringvalidator.OneOf(spec.WorkloadIdentityModes...)},
+				PlanModifiers: replace, // its values are checked by spec.WorkloadIdentity.Validate
 				MarkdownDescription: "`" + spec.ModeGoogleServiceAccount + "` (default): the KSA acts as a Google service account. `" + spec.ModeDirect +
 					"`: no GSA; grant resources to `principal`. Changing it replaces the binding."},
 			"google_service_account": schema.StringAttribute{Optional: true, Computed: true,
@@ -81,8 +80,11 @@ func (r *WorkloadIdentity) Schema(_ context.Context, _ resource.SchemaRequest, r
 				Attributes: map[string]schema.Attribute{
 					"account_id": schema.StringAttribute{Required: true,
 						MarkdownDescription: "Account ID (6-30 characters); the e-mail is `ACCOUNT_ID@PROJECT.iam.gserviceaccount.com`. Changing it creates the new account, moves the grant and deletes the old account."},
-					"display_name": schema.StringAttribute{Optional: true, Validators: nonEmpty, MarkdownDescription: "Display name (at most 100 characters)."},
-					"description":  schema.StringAttribute{Optional: true, Validators: nonEmpty, MarkdownDescription: "Description."},
+					"display_name": schema.StringAttribute{Optional: true, Validators: refuseEmpty("Display Name", `"Vision trainer"`),
+						MarkdownDescription: fmt.Sprintf("Display name (at most %d bytes in UTF-8).", spec.MaxGSADisplayName)},
+					"description": schema.StringAttribute{Optional: true, Validators: refuseEmpty("Description", `"Runs the vision team's training jobs"`),
+						MarkdownDescription: fmt.Sprintf("Description (at most %d bytes in UTF-8: IAM allows %d, and the provider appends `%s`).",
+							spec.MaxGSAConfiguredDescription, spec.MaxGSADescription, " "+spec.GSAMarker)},
 				}},
 			"member": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "IAM member of the KSA: `serviceAccount:PROJECT.svc.id.goog[NAMESPACE/KSA]`."},
@@ -121,7 +123,23 @@ func (r *WorkloadIdentity) ValidateConfig(ctx context.Context, req resource.Vali
 	if m.Project.IsNull() {
 		known["project"] = false // from the provider, checked in ModifyPlan
 	}
-	addSpecErrors(&resp.Diagnostics, m.toSpec(ctx, "", &resp.Diagnostics).Validate(), known)
+	if m.ProjectNumber.ValueString() == "" && !m.ProjectNumber.IsNull() && !m.ProjectNumber.IsUnknown() {
+		known["project_number"] = false // "" is the attribute validator's to report, once
+	}
+	// Which Google identity is meant (the mode, and an existing or a created
+	// account) decides the cross-field rules: while one of them is unknown,
+	// they wait for ModifyPlan or apply.
+	if !known["mode"] {
+		known["google_service_account"], known["create_google_service_account"], known["project_number"] = false, false, false
+	}
+	if !known["google_service_account"] || !known["create_google_service_account"] {
+		known["google_service_account"], known["create_google_service_account"] = false, false
+	}
+	s := m.toSpec(ctx, "", &resp.Diagnostics)
+	if m.CreateKSA.IsUnknown() {
+		s.CreateKSA = false // not known yet: no rule that needs it fires
+	}
+	addSpecErrors(&resp.Diagnostics, s.Validate(), known)
 }
 
 // ModifyPlan fills in what follows from the configuration (project, GSA
@@ -138,10 +156,11 @@ func (r *WorkloadIdentity) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	} else {
 		state.KSAUID = types.StringNull()
 	}
-	var configProject types.String
+	var configProject, configGSA types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("project"), &configProject)...)
-	if resp.Diagnostics.HasError() {
-		return
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("google_service_account"), &configGSA)...)
+	if resp.Diagnostics.HasError() || configGSA.IsUnknown() {
+		return // an e-mail from another resource is known at apply
 	}
 	if configProject.IsNull() {
 		plan.Project = types.StringNull() // take the provider's
@@ -153,8 +172,17 @@ func (r *WorkloadIdentity) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			return // decided at apply
 		}
 	}
+	// ValidateConfig has checked everything it knew; what it left out (the
+	// provider's project, values that were unknown) is checked here, and
+	// nothing it reported can reach this point (Terraform plans only a
+	// valid configuration).
 	s := plan.toSpec(ctx, r.providerProject(), &resp.Diagnostics)
 	if errs := s.Validate(); len(errs) > 0 {
+		for i, e := range errs {
+			if configProject.IsNull() && len(e.Path) == 1 && e.Path[0] == "project" && s.Project != "" {
+				errs[i].Detail += " This is the provider's project (or MLPLATFORM_PROJECT): correct it there, or set project on this resource."
+			}
+		}
 		diagnostics.FieldErrors(&resp.Diagnostics, errs)
 		return
 	}

@@ -67,7 +67,8 @@ func (m workloadIdentityModel) toSpec(ctx context.Context, project string, diags
 func (m workloadIdentityModel) known(ctx context.Context) map[string]bool {
 	k := map[string]bool{}
 	for name, v := range map[string]attr.Value{"project": m.Project, "project_number": m.ProjectNumber, "namespace": m.Namespace,
-		"kubernetes_service_account": m.KSA, "mode": m.Mode, "google_service_account": m.GSA, "create_google_service_account": m.CreateGSA} {
+		"kubernetes_service_account": m.KSA, "create_kubernetes_service_account": m.CreateKSA, "mode": m.Mode,
+		"google_service_account": m.GSA, "create_google_service_account": m.CreateGSA} {
 		k[name] = fullyKnown(ctx, v)
 	}
 	return k

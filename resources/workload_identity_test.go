@@ -537,7 +537,7 @@ func TestAccWorkloadIdentityValidation(t *testing.T) {
 		"short id":       {ksa + `create_google_service_account = { account_id = "ml" }`, `(?s)Invalid Account ID.*Attribute create_google_service_account.account_id`},
 		"direct, no num": {ksa + `mode = "direct"`, `(?s)Missing Project Number.*Attribute project_number`},
 		"direct and GSA": {ksa + "mode = \"direct\"\n project_number = \"1\"\n google_service_account = \"a-gsa@p.iam.gserviceaccount.com\"", `(?s)Google Service Account In Direct Mode.*Attribute google_service_account`},
-		"mode typo":      {ksa + `mode = "impersonate"`, `Attribute mode value must be one of`},
+		"mode typo":      {ksa + `mode = "impersonate"`, `(?s)Invalid Mode.*Attribute mode: "impersonate" is not a mode`},
 		"KSA name":       {"namespace = \"vision\"\n kubernetes_service_account = \"Trainer_1\"\n google_service_account = \"a-gsa@p.iam.gserviceaccount.com\"", `(?s)Invalid Kubernetes Service Account Name.*Attribute kubernetes_service_account`},
 		"project number": {ksa + "project = \"123456789012\"\n google_service_account = \"a-gsa@p.iam.gserviceaccount.com\"", `(?s)Invalid Project.*Attribute project`},
 	}
