@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -14,9 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
@@ -80,7 +77,7 @@ func (r *TrainingNetworkPolicy) Schema(_ context.Context, _ resource.SchemaReque
 				MarkdownDescription: "Egress to the metadata server (Workload Identity tokens): `" + netpol.MetadataServer + "` TCP 80 and 8080, " +
 					"`" + netpol.MetadataServerV1 + "` TCP 987 and 988. Default `true`."},
 			"google_apis": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("private"),
-				Validators: []validator.String{stringvalidator.OneOf(spec.GoogleAPIsChoices...)},
+				// values checked by spec.TrainingNetworkPolicy.Validate
 				MarkdownDescription: "Private Google Access VIPs reachable on TCP 443: `private` (`private.googleapis.com`, `" + netpol.PrivateGoogle + "` and `" + netpol.PrivateGoogleV6 + "`), " +
 					"`restricted` (`restricted.googleapis.com`, `" + netpol.RestrictedGoogle + "` and `" + netpol.RestrictedGoogleV6 + "`, for VPC Service Controls), `both` or `none`. Default `private`."},
 			"public_https_egress": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
@@ -90,11 +87,10 @@ func (r *TrainingNetworkPolicy) Schema(_ context.Context, _ resource.SchemaReque
 				MarkdownDescription: "More egress holes, each to CIDRs on ports of one protocol.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"cidrs": schema.ListAttribute{Required: true, ElementType: types.StringType,
-						MarkdownDescription: "Destination CIDRs, e.g. `10.20.0.0/16`."},
+						MarkdownDescription: "Destination CIDRs, IPv4 or IPv6, e.g. `10.20.0.0/16` or `2001:db8::/32` (one address: `10.20.0.5/32`). At least one; for every destination write `0.0.0.0/0` and `::/0`."},
 					"ports": ports,
 					"protocol": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("TCP"),
-						Validators:          []validator.String{stringvalidator.OneOf(spec.Protocols...)},
-						MarkdownDescription: "`TCP`, `UDP` or `SCTP`. Default `TCP`."},
+						MarkdownDescription: "`TCP`, `UDP` or `SCTP`. Default `TCP`."}, // checked by the spec
 				}}},
 			"ingress_from_namespaces": schema.MapNestedAttribute{Optional: true,
 				MarkdownDescription: "Ingress from every pod of other namespaces, keyed by namespace name (e.g. `monitoring` to scrape metrics), on TCP ports.",
@@ -133,9 +129,9 @@ func (r *TrainingNetworkPolicy) ModifyPlan(ctx context.Context, req resource.Mod
 
 // ImportState imports by namespace: terraform import mlplatform_training_network_policy.x NAMESPACE.
 func (r *TrainingNetworkPolicy) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if msgs := validation.IsDNS1123Label(req.ID); len(msgs) > 0 {
+	if p := spec.DNSLabelProblem(req.ID); p != "" {
 		resp.Diagnostics.AddError("Invalid Import ID",
-			fmt.Sprintf("A training network policy is imported by its namespace (e.g. team-vision); %q is not a namespace name: %s.", req.ID, strings.Join(msgs, "; ")))
+			fmt.Sprintf("A training network policy is imported by its namespace (e.g. team-vision); %q is not a namespace name: %s.", req.ID, p))
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), req.ID)...)
