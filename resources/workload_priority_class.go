@@ -3,13 +3,11 @@ package resources
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
@@ -60,7 +58,7 @@ func (r *WorkloadPriorityClass) Schema(_ context.Context, _ resource.SchemaReque
 			},
 			"name": schema.StringAttribute{
 				Required:            true,
-				MarkdownDescription: "Name of the class (a DNS subdomain), referenced by jobs. Changing it replaces the class.",
+				MarkdownDescription: "Name of the class (lower-case letters, digits, `-` and `.`, at most 63 characters: jobs name it in a label), referenced by jobs. Changing it replaces the class.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"value": schema.Int64Attribute{
@@ -71,7 +69,7 @@ func (r *WorkloadPriorityClass) Schema(_ context.Context, _ resource.SchemaReque
 			"description": schema.StringAttribute{
 				Optional:            true,
 				MarkdownDescription: "When teams should use this class (at most 2048 characters).",
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:          refuseEmpty("Description", `"For production training runs"`),
 			},
 		},
 	}

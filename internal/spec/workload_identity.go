@@ -275,7 +275,13 @@ func exampleKubeName(s string, dots bool, fallback string) string {
 			b.WriteByte('-')
 		}
 	}
-	out := strings.Trim(b.String(), "-.")
+	var parts []string
+	for _, part := range strings.Split(b.String(), ".") {
+		if part = strings.Trim(part, "-"); part != "" {
+			parts = append(parts, part)
+		}
+	}
+	out := strings.Join(parts, ".")
 	if out == "" || len(out) > dnsLabelMaxLength {
 		return fallback
 	}

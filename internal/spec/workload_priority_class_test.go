@@ -23,6 +23,12 @@ func TestWorkloadPriorityClassValidate(t *testing.T) {
 		"value below int32":    {in: WorkloadPriorityClass{Name: "a", Value: -2147483649}, want: []string{"value: Priority Out Of Range"}},
 		"description 2048 ok":  {in: WorkloadPriorityClass{Name: "a", Description: strings.Repeat("é", 2048)}},
 		"description too long": {in: WorkloadPriorityClass{Name: "a", Description: strings.Repeat("x", 2049)}, want: []string{"description: Description Too Long"}},
+		"63-character name":    {in: WorkloadPriorityClass{Name: strings.Repeat("p", 63), Value: 1}},
+		"64-character name":    {in: WorkloadPriorityClass{Name: strings.Repeat("p", 64), Value: 1}, want: []string{"name: Name Too Long For Jobs"}},
+		"254-character name":   {in: WorkloadPriorityClass{Name: strings.Repeat("p", 254), Value: 1}, want: []string{"name: Invalid Name"}},
+		"int32 minimum":        {in: WorkloadPriorityClass{Name: "min", Value: -2147483648}},
+		"name ending with '-'": {in: WorkloadPriorityClass{Name: "high-", Value: 1}, want: []string{"name: Invalid Name"}},
+		"empty part of a name": {in: WorkloadPriorityClass{Name: "team..high", Value: 1}, want: []string{"name: Invalid Name"}},
 		"several problems": {
 			in:   WorkloadPriorityClass{Name: "A_B", Value: 1 << 40},
 			want: []string{"name: Invalid Name", "value: Priority Out Of Range"},
@@ -47,6 +53,11 @@ func TestInvalidNameSuggestsAFix(t *testing.T) {
 	errs := WorkloadPriorityClass{Name: "High_Priority!", Value: 1}.Validate()
 	if len(errs) != 1 || !strings.Contains(errs[0].Detail, `"high-priority"`) {
 		t.Fatalf("want a suggestion of high-priority, got %v", errs)
+	}
+	for _, e := range (WorkloadPriorityClass{Name: "A_B", Value: 1}).Validate() {
+		if strings.Contains(e.Detail, "regex") || strings.Contains(e.Detail, "[a-z0-9]") {
+			t.Errorf("the message quotes a regular expression: %s", e.Detail)
+		}
 	}
 }
 
