@@ -12,12 +12,17 @@ type Cohort struct {
 	FairSharingWeight string // a quantity; "" = unset (Kueue's default is 1)
 }
 
-// Validate mirrors Kueue's CRD rules and admission webhook for Cohort.
+// Validate mirrors Kueue's CRD rules and admission webhook for Cohort
+// (pkg/webhooks/cohort_webhook.go validateCohort).
 func (c Cohort) Validate() FieldErrors {
 	var errs FieldErrors
 	validateObjectName(&errs, Path{"name"}, "Cohort", c.Name)
-	if c.Parent != "" {
-		validateObjectName(&errs, Path{"parent"}, "Cohort", c.Parent)
+	if c.Parent != "" { // "" is refused by the schema: the spec cannot tell it from unset
+		// parentName is a CohortReference: a DNS subdomain of at most 253 characters.
+		checkObjectName(&errs, Path{"parent"}, "Cohort", c.Parent)
+		// Kueue accepts the cycle but stops admitting in every queue of it
+		// (apis/kueue/v1beta2/cohort_types.go parentName); the shortest cycle
+		// is the only one visible in one resource.
 		if c.Parent == c.Name {
 			errs.add(Path{"parent"}, "Cohort Is Its Own Parent",
 				"a cohort cannot be its own parent (Kueue disables every queue in a cycle); name another cohort, or remove parent to make this one a root.")
@@ -28,8 +33,10 @@ func (c Cohort) Validate() FieldErrors {
 	return errs
 }
 
-// validateFairSharingWeight mirrors Kueue's validateFairSharing: a
-// non-negative quantity that, unless 0, is more than 1n (10⁻⁹).
+// validateFairSharingWeight mirrors Kueue's validateFairSharing
+// (pkg/webhooks/common.go; apis/kueue/v1beta2/fairsharing_types.go "When not
+// 0, Weight must be greater than 10^-9"): a non-negative quantity that,
+// unless 0, is more than 1n (10⁻⁹).
 func validateFairSharingWeight(errs *FieldErrors, path Path, w string) {
 	if w == "" {
 		return
@@ -37,7 +44,7 @@ func validateFairSharingWeight(errs *FieldErrors, path Path, w string) {
 	q, err := resource.ParseQuantity(w)
 	switch {
 	case err != nil:
-		errs.add(path, "Invalid Quantity", "%q is not a Kubernetes quantity; write a number such as \"1\", \"2\" or \"500m\".", w)
+		errs.add(path, "Invalid Quantity", "fair_sharing_weight %q is not a Kubernetes quantity; write a number such as \"1\", \"2\", \"0.5\" or \"500m\".", w)
 	case q.Sign() < 0:
 		errs.add(path, "Negative Fair Sharing Weight", "fair_sharing_weight %s must not be negative; use \"0\" to always lose ties for unused quota.", w)
 	case q.Sign() > 0 && q.Cmp(resource.MustParse("1n")) <= 0:

@@ -3,10 +3,7 @@ package spec
 import (
 	"math"
 	"sort"
-	"strings"
 	"unicode/utf8"
-
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // GKE Dynamic Workload Scheduler (queued provisioning) through Kueue's
@@ -95,31 +92,43 @@ func (p ProvisioningAdmissionCheck) AdmissionCheck() AdmissionCheck {
 		Parameters: &AdmissionCheckParameters{APIGroup: "kueue.x-k8s.io", Kind: "ProvisioningRequestConfig", Name: p.Name}}
 }
 
-// Validate mirrors the CRD rules of AdmissionCheck and ProvisioningRequestConfig.
+// Validate mirrors the CRD rules of AdmissionCheck and ProvisioningRequestConfig
+// (apis/kueue/v1beta2/admissioncheck_types.go, provisioningrequestconfig_types.go).
 func (p ProvisioningAdmissionCheck) Validate() FieldErrors {
 	var errs FieldErrors
 	// The AdmissionCheck names its config in parameters.name, which Kueue
-	// restricts to a DNS-1123 label (no dots, at most 63 characters).
+	// restricts to a DNS-1123 label (AdmissionCheckParametersReference.name:
+	// MaxLength=63 and the DNS label Pattern): no dots, at most 63 characters.
 	if p.Name == "" {
-		errs.add(Path{"name"}, "Missing Name", "the admission check needs a name.")
-	} else if problems := validation.IsDNS1123Label(p.Name); len(problems) > 0 {
+		errs.add(Path{"name"}, "Missing Name", "the admission check needs a name, e.g. \"dws\" or \"flex-start\".")
+	} else if problem := DNSLabelProblem(p.Name); problem != "" {
 		errs.add(Path{"name"}, "Invalid Name",
 			"%q cannot name a provisioning admission check: %s. The AdmissionCheck refers to its ProvisioningRequestConfig by this name, which Kueue limits to lower-case letters, digits and '-' (no dots), at most 63 characters, e.g. %q.",
-			p.Name, strings.Join(problems, "; "), suggestLabel(p.Name))
+			p.Name, problem, suggestLabel(p.Name))
 	}
+	// provisioningClassName: MinLength=1, MaxLength=253 and the DNS subdomain Pattern.
 	if p.ProvisioningClass == "" {
-		errs.add(Path{"provisioning_class"}, "Missing Provisioning Class", "set provisioning_class, e.g. %q for GKE Dynamic Workload Scheduler.", QueuedProvisioningClass)
-	} else if problems := validation.IsDNS1123Subdomain(p.ProvisioningClass); len(problems) > 0 {
-		errs.add(Path{"provisioning_class"}, "Invalid Provisioning Class", "%q is not a valid provisioning class name: %s. GKE's is %q.",
-			p.ProvisioningClass, strings.Join(problems, "; "), QueuedProvisioningClass)
+		errs.add(Path{"provisioning_class"}, "Missing Provisioning Class", "provisioning_class is empty; leave it out for %q (GKE Dynamic Workload Scheduler), or name another class, e.g. \"check-capacity.autoscaling.x-k8s.io\".", QueuedProvisioningClass)
+	} else if problem := DNSSubdomainProblem(p.ProvisioningClass); problem != "" {
+		errs.add(Path{"provisioning_class"}, "Invalid Provisioning Class",
+			"%q is not a valid provisioning class name: %s. Class names are DNS names such as %q (GKE's) or \"check-capacity.autoscaling.x-k8s.io\".",
+			p.ProvisioningClass, problem, QueuedProvisioningClass)
 	}
-	tooMany(&errs, Path{"managed_resources"}, len(p.ManagedResources), MaxManagedResources)
+	// managedResources: MaxItems=100, listType=set of resource names. The
+	// CRD does not check their format, but only a valid resource name (a
+	// qualified name, k8s.io/kubernetes/pkg/apis/core/validation
+	// validateResourceName) can be requested by a pod, so any other never
+	// matches.
+	tooMany(&errs, Path{"managed_resources"}, len(p.ManagedResources), MaxManagedResources, "managed resources")
 	for _, r := range p.ManagedResources {
-		if problems := validation.IsQualifiedName(r); len(problems) > 0 {
-			errs.add(Path{"managed_resources"}, "Invalid Resource Name", "%q is not a valid resource name: %s. Use names like nvidia.com/gpu.", r, strings.Join(problems, "; "))
+		if problem := QualifiedNameProblem(r); problem != "" {
+			errs.add(Path{"managed_resources"}, "Invalid Resource Name",
+				"%q is not a valid resource name: %s. Use the names pods request, e.g. nvidia.com/gpu, or leave managed_resources out for nvidia.com/gpu.", r, problem)
 		}
 	}
-	tooMany(&errs, Path{"parameters"}, len(p.Parameters), MaxProvisioningParameters)
+	// parameters: MaxProperties=100; each value a Parameter, MaxLength=255
+	// (counted in characters, as the API server counts a CRD's maxLength).
+	tooMany(&errs, Path{"parameters"}, len(p.Parameters), MaxProvisioningParameters, "parameters")
 	keys := make([]string, 0, len(p.Parameters))
 	for k := range p.Parameters {
 		keys = append(keys, k)
@@ -127,12 +136,16 @@ func (p ProvisioningAdmissionCheck) Validate() FieldErrors {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if k == "" {
-			errs.add(Path{"parameters"}, "Empty Parameter Name", "a parameter needs a name; remove the entry with the empty key.")
+			// The provider's rule: a parameter without a name means nothing to any provisioning class.
+			errs.add(Path{"parameters"}, "Empty Parameter Name", "a parameter needs a name, e.g. { ValidUntilSeconds = \"3600\" }; remove the entry with the empty key.")
+			continue
 		}
 		if n := utf8.RuneCountInString(p.Parameters[k]); n > MaxProvisioningParamLen {
 			errs.add(Path{"parameters", Key(k)}, "Parameter Too Long", "parameter %q has %d characters; Kueue accepts at most %d. Shorten it.", k, n, MaxProvisioningParamLen)
 		}
 	}
+	// retryStrategy: the three are int32 (backoffLimitCount, backoffBaseSeconds,
+	// backoffMaxSeconds *int32); a count and durations cannot be negative.
 	r := p.RetryStrategy
 	for _, f := range []struct {
 		attr string
@@ -149,13 +162,4 @@ func (p ProvisioningAdmissionCheck) Validate() FieldErrors {
 		}
 	}
 	return errs
-}
-
-// suggestLabel turns s into a valid DNS-1123 label, for error messages.
-func suggestLabel(s string) string {
-	out := strings.ReplaceAll(suggestName(s), ".", "-")
-	if len(out) > validation.DNS1123LabelMaxLength {
-		out = strings.Trim(out[:validation.DNS1123LabelMaxLength], "-")
-	}
-	return out
 }

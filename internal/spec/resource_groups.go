@@ -1,11 +1,11 @@
 package spec
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // ResourceGroup is a Kueue resource group, shared by ClusterQueue and Cohort:
@@ -31,7 +31,11 @@ type ResourceQuota struct {
 	LendingLimit   string
 }
 
-// Kueue's limits on resource groups (CRD markers and webhook).
+// Kueue's limits on resource groups: apis/kueue/v1beta2/clusterqueue_types.go
+// (resourceGroups MaxItems=16; coveredResources and flavors MinItems=1,
+// MaxItems=64) and, for a ClusterQueue only, pkg/webhooks/clusterqueue_webhook.go
+// (validateTotalFlavors, validateTotalCoveredResources,
+// validateFlavorResourceCombinations).
 const (
 	MaxResourceGroups        = 16  // per ClusterQueue or Cohort
 	MaxCoveredResources      = 64  // per group
@@ -71,6 +75,12 @@ func validateCohortResourceGroups(errs *FieldErrors, path Path, groups []Resourc
 	checkResourceGroups(errs, path, groups, groupRules{hasParent: hasParent, limitsNeed: "Parent"})
 }
 
+// checkResourceGroups holds the rules both kinds share: the CRD's
+// (MaxItems, MinItems, the CEL rule "flavors must have the same number of
+// resources as the coveredResources") and the webhook's validateResourceGroups
+// (resource names are label keys; a resource and a flavor belong to one group
+// only; each flavor's resources follow coveredResources by name, in order;
+// quantities are not negative; limits need a cohort or parent).
 func checkResourceGroups(errs *FieldErrors, path Path, groups []ResourceGroup, rules groupRules) {
 	if n := len(groups); n > MaxResourceGroups {
 		errs.add(path, "Too Many Resource Groups",
@@ -92,18 +102,23 @@ func checkResourceGroups(errs *FieldErrors, path Path, groups []ResourceGroup, r
 			errs.add(cp, "Too Many Covered Resources",
 				"%d covered resources; Kueue accepts at most %d per group. Split them across groups or remove %d.", n, MaxCoveredResources, n-MaxCoveredResources)
 		}
+		coveredOK := true // no duplicates within the group: flavors can be compared with it
+		inGroup := map[string]bool{}
 		for j, r := range g.CoveredResources {
-			if p := validation.IsQualifiedName(r); len(p) > 0 {
-				errs.add(at(cp, j), "Invalid Resource Name", "%q is not a valid resource name: %s. Use names like cpu, memory or nvidia.com/gpu.", r, strings.Join(p, "; "))
+			if p := QualifiedNameProblem(r); p != "" {
+				errs.add(at(cp, j), "Invalid Resource Name",
+					"%q is not a valid resource name: %s. Resource names are NAME or PREFIX/NAME, as pods request them: cpu, memory, ephemeral-storage, nvidia.com/gpu.", r, p)
 				continue
 			}
+			if inGroup[r] {
+				errs.add(at(cp, j), "Duplicate Covered Resource", "%q is listed twice in this group's covered_resources; remove the second one (and its quota in every flavor).", r)
+				coveredOK = false
+				continue
+			}
+			inGroup[r] = true
 			if prev, seen := coveredIn[r]; seen {
-				if prev == i {
-					errs.add(at(cp, j), "Duplicate Covered Resource", "%q is listed twice in this group's covered_resources; remove the second one.", r)
-				} else {
-					errs.add(at(cp, j), "Resource In Several Groups",
-						"%q is already covered by resource_groups[%d]; a resource may belong to one group only. Remove it here, or move this group's flavors into that group.", r, prev)
-				}
+				errs.add(at(cp, j), "Resource In Several Groups",
+					"%q is already covered by resource_groups[%d]; a resource may belong to one group only. Remove it here, or move this group's flavors into that group.", r, prev)
 				continue
 			}
 			coveredIn[r] = i
@@ -111,7 +126,8 @@ func checkResourceGroups(errs *FieldErrors, path Path, groups []ResourceGroup, r
 		fp := at(gp, "flavors")
 		switch n := len(g.Flavors); {
 		case n == 0:
-			errs.add(fp, "No Flavors", "a resource group grants its resources on at least one flavor; add a flavor with a quota for each covered resource.")
+			errs.add(fp, "No Flavors", "a resource group grants its resources on at least one flavor; add a flavor with a quota for each covered resource, "+
+				"e.g. { name = \"h100-spot\", resources = [{ name = \"nvidia.com/gpu\", nominal_quota = \"16\" }] }.")
 		case n > MaxGroupFlavors:
 			errs.add(fp, "Too Many Flavors", "%d flavors; Kueue accepts at most %d per group. Remove %d.", n, MaxGroupFlavors, n-MaxGroupFlavors)
 		}
@@ -120,9 +136,9 @@ func checkResourceGroups(errs *FieldErrors, path Path, groups []ResourceGroup, r
 			pairs += len(f.Resources)
 			fjp := at(fp, j)
 			if f.Name == "" {
-				errs.add(at(fjp, "name"), "Missing Flavor Name", "each flavor needs the name of a ResourceFlavor.")
+				errs.add(at(fjp, "name"), "Missing Flavor Name", "each flavor needs the name of a ResourceFlavor, e.g. mlplatform_resource_flavor.h100_spot.name.")
 			} else {
-				validateObjectName(errs, at(fjp, "name"), "ResourceFlavor", f.Name)
+				checkObjectName(errs, at(fjp, "name"), "ResourceFlavor", f.Name)
 				if prev, seen := flavorIn[f.Name]; seen {
 					if prev == i {
 						errs.add(at(fjp, "name"), "Duplicate Flavor", "flavor %q appears twice in this group; merge the two entries into one.", f.Name)
@@ -134,7 +150,9 @@ func checkResourceGroups(errs *FieldErrors, path Path, groups []ResourceGroup, r
 					flavorIn[f.Name] = i
 				}
 			}
-			checkFlavorResources(errs, fjp, f, g.CoveredResources)
+			if coveredOK {
+				checkFlavorResources(errs, fjp, f, g.CoveredResources)
+			}
 			for k, q := range f.Resources {
 				checkQuota(errs, at(at(fjp, "resources"), k), q, rules)
 			}
@@ -153,7 +171,12 @@ func checkResourceGroups(errs *FieldErrors, path Path, groups []ResourceGroup, r
 }
 
 // checkFlavorResources reports how a flavor's resources differ from the
-// group's covered_resources, which they must match in count and order.
+// group's covered_resources, which they must match in count and order
+// (Kueue's CRD rule on the count; its webhook's validateFlavorQuotas, "must
+// match the name in coveredResources", on each name). covered has no
+// duplicates. One mistake gives one error: a misspelt name is reported where
+// it is written (not also as a missing resource), and the order is reported
+// only when the names are right.
 func checkFlavorResources(errs *FieldErrors, fp Path, f FlavorQuotas, covered []string) {
 	rp := at(fp, "resources")
 	names := make([]string, len(f.Resources))
@@ -163,34 +186,79 @@ func checkFlavorResources(errs *FieldErrors, fp Path, f FlavorQuotas, covered []
 	if slices.Equal(names, covered) || len(covered) == 0 {
 		return
 	}
-	mismatch := false
 	seen := map[string]bool{}
 	for k, n := range names {
-		switch {
-		case seen[n]:
-			errs.add(at(at(rp, k), "name"), "Duplicate Resource Quota", "flavor %q has two quotas for %q; remove the second one.", f.Name, n)
-			mismatch = true
-		case !slices.Contains(covered, n):
-			errs.add(at(at(rp, k), "name"), "Resource Not Covered",
-				"flavor %q has a quota for %q, which the group's covered_resources (%s) does not list; add %q to covered_resources or remove this quota.",
-				f.Name, n, strings.Join(covered, ", "), n)
-			mismatch = true
+		if seen[n] {
+			errs.add(at(at(rp, k), "name"), "Duplicate Resource Quota", "flavor %q has two quotas for %q; remove the second one. Its resources must be %s, in that order.",
+				f.Name, n, strings.Join(covered, ", "))
+			return
 		}
 		seen[n] = true
 	}
+	listed := map[string]bool{}
+	for _, n := range names {
+		listed[n] = true
+	}
+	explained := map[string]bool{} // missing resources a misspelt name stands for
+	notCovered := false
+	for k, n := range names {
+		if slices.Contains(covered, n) {
+			continue
+		}
+		notCovered = true
+		hint := fmt.Sprintf("add %q to covered_resources or remove this quota", n)
+		if k < len(covered) && !listed[covered[k]] {
+			hint = fmt.Sprintf("covered_resources[%d] is %q: did you mean it? Otherwise add %q to covered_resources or remove this quota", k, covered[k], n)
+			explained[covered[k]] = true
+		}
+		errs.add(at(at(rp, k), "name"), "Resource Not Covered",
+			"flavor %q has a quota for %q, which the group's covered_resources (%s) does not list; %s.", f.Name, n, strings.Join(covered, ", "), hint)
+	}
+	var missing []int // indexes in covered
 	for c, n := range covered {
-		if !seen[n] {
-			errs.add(rp, "Missing Resource Quota",
-				"flavor %q has no quota for %q, which covered_resources lists as covered_resources[%d]; every flavor must list all covered resources, in their order. Add { name = %q, nominal_quota = \"0\" } as resources[%d] (a quota of 0 grants none).",
-				f.Name, n, c, n, c)
-			mismatch = true
+		if !listed[n] && !explained[n] {
+			missing = append(missing, c)
 		}
 	}
-	if !mismatch {
+	// The order of what is listed, when it is also wrong, is said in the
+	// same error: fixing the one reported mistake must fix the flavor.
+	reorder := ""
+	if !notCovered && !inCoveredOrder(names, covered) {
+		reorder = fmt.Sprintf(" Also reorder them: they must follow covered_resources (%s).", strings.Join(covered, ", "))
+	}
+	switch {
+	case len(missing) == 1:
+		c := missing[0]
+		errs.add(rp, "Missing Resource Quota",
+			"flavor %q has no quota for %q, which covered_resources lists as covered_resources[%d]; every flavor must list all covered resources, in their order. Add { name = %q, nominal_quota = \"0\" } as resources[%d] (a quota of 0 grants none).%s",
+			f.Name, covered[c], c, covered[c], c, reorder)
+	case len(missing) > 1:
+		var ms []string
+		for _, c := range missing {
+			ms = append(ms, fmt.Sprintf("%q (covered_resources[%d])", covered[c], c))
+		}
+		errs.add(rp, "Missing Resource Quota",
+			"flavor %q has no quota for %s; every flavor must list all covered resources, in their order: %s. Add the missing ones, with nominal_quota = \"0\" where the flavor grants none.",
+			f.Name, strings.Join(ms, ", "), strings.Join(covered, ", "))
+	case !notCovered:
 		errs.add(rp, "Resources Out Of Order",
 			"flavor %q lists its quotas as %s, but they must follow covered_resources: %s. Reorder the resources of this flavor.",
 			f.Name, strings.Join(names, ", "), strings.Join(covered, ", "))
 	}
+}
+
+// inCoveredOrder reports whether names (all in covered, no duplicates) come
+// in the order covered lists them.
+func inCoveredOrder(names, covered []string) bool {
+	last := -1
+	for _, n := range names {
+		i := slices.Index(covered, n)
+		if i < last {
+			return false
+		}
+		last = i
+	}
+	return true
 }
 
 func checkQuota(errs *FieldErrors, p Path, q ResourceQuota, rules groupRules) {
@@ -200,9 +268,9 @@ func checkQuota(errs *FieldErrors, p Path, q ResourceQuota, rules groupRules) {
 			continue
 		}
 		if !rules.hasParent {
-			what, remedy := "a ClusterQueue that belongs to a cohort", "put the queue in a cohort"
+			what, remedy := "a ClusterQueue that belongs to a cohort", "put the queue in a cohort (cohort = \"...\")"
 			if rules.limitsNeed == "Parent" {
-				what, remedy = "a Cohort with a parent", "set parent"
+				what, remedy = "a Cohort with a parent", "set parent to the cohort above this one (e.g. parent = \"org\")"
 			}
 			errs.add(at(p, l.attr), "Limit Needs A "+rules.limitsNeed,
 				"%s only applies to %s (it limits what is borrowed from or lent to the rest of the tree); %s, or remove %s (Kueue rejects it otherwise).",
@@ -218,7 +286,9 @@ func checkQuota(errs *FieldErrors, p Path, q ResourceQuota, rules groupRules) {
 	}
 }
 
-// quantity parses a quota value and checks it is not negative.
+// quantity parses a quota value (a Kubernetes quantity, the CRD's
+// resource.Quantity) and checks it is not negative (the webhook's
+// validateResourceQuantity).
 func quantity(errs *FieldErrors, p Path, s string, required bool) (resource.Quantity, bool) {
 	if s == "" {
 		if required {
@@ -226,13 +296,14 @@ func quantity(errs *FieldErrors, p Path, s string, required bool) (resource.Quan
 		}
 		return resource.Quantity{}, false
 	}
+	attr := p[len(p)-1]
 	q, err := resource.ParseQuantity(s)
 	if err != nil {
-		errs.add(p, "Invalid Quantity", "%q is not a Kubernetes quantity; write a number with an optional suffix, e.g. \"16\", \"500m\", \"64Gi\".", s)
+		errs.add(p, "Invalid Quantity", "%s %q is not a Kubernetes quantity; write a number with an optional suffix, e.g. \"16\", \"500m\", \"64Gi\" (no spaces or units in words).", attr, s)
 		return q, false
 	}
 	if q.Sign() < 0 {
-		errs.add(p, "Negative Quantity", "%s must not be negative; use \"0\" for none.", s)
+		errs.add(p, "Negative Quantity", "%s %s must not be negative; use \"0\" for none.", attr, s)
 		return q, false
 	}
 	return q, true

@@ -83,7 +83,7 @@ func TestValidateResourceGroups(t *testing.T) {
 		"resource twice in a group": {groups: []ResourceGroup{{CoveredResources: []string{"cpu", "cpu"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("cpu", "cpu")}}}},
 			want: []string{"rg[0].covered_resources[1]: Duplicate Covered Resource"}},
 		"quota twice in a flavor": {groups: []ResourceGroup{{CoveredResources: []string{"cpu", "memory"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("cpu", "cpu")}}}},
-			want: []string{"rg[0].flavors[0].resources[1].name: Duplicate Resource Quota", "rg[0].flavors[0].resources: Missing Resource Quota"}},
+			want: []string{"rg[0].flavors[0].resources[1].name: Duplicate Resource Quota"}},
 		"flavor in two groups": {groups: []ResourceGroup{gpuGroup(), {CoveredResources: []string{"example.com/x"}, Flavors: []FlavorQuotas{{Name: "h100", Resources: quotas("example.com/x")}}}},
 			want: []string{"rg[1].flavors[0].name: Flavor In Several Groups"}},
 		"flavor twice in a group": {groups: []ResourceGroup{{CoveredResources: []string{"cpu"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("cpu")}, {Name: "c", Resources: quotas("cpu")}}}},
@@ -106,6 +106,18 @@ func TestValidateResourceGroups(t *testing.T) {
 			want: []string{"rg[0].flavors[0].resources[0].lending_limit: Lending Limit Above Nominal Quota"}},
 		"negative borrowing limit": {groups: withQuota(ResourceQuota{Name: "nvidia.com/gpu", NominalQuota: "8", BorrowingLimit: "-1"}), hasCohort: true,
 			want: []string{"rg[0].flavors[0].resources[0].borrowing_limit: Negative Quantity"}},
+		"misspelt resource is one error": {groups: []ResourceGroup{{CoveredResources: []string{"cpu", "nvidia.com/gpu"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("cpu", "nvidia.com/gpus")}}}},
+			want: []string{"rg[0].flavors[0].resources[1].name: Resource Not Covered"}},
+		"two resources missing is one error": {groups: []ResourceGroup{{CoveredResources: []string{"cpu", "memory", "nvidia.com/gpu"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("memory")}}}},
+			want: []string{"rg[0].flavors[0].resources: Missing Resource Quota"}},
+		"an extra and a missing resource elsewhere": {groups: []ResourceGroup{{CoveredResources: []string{"cpu", "memory"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("example.com/x", "cpu")}}}},
+			want: []string{"rg[0].flavors[0].resources[0].name: Resource Not Covered", "rg[0].flavors[0].resources: Missing Resource Quota"}},
+		"duplicate covered resource is not also a flavor mismatch": {groups: []ResourceGroup{{CoveredResources: []string{"cpu", "cpu"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("cpu")}}}},
+			want: []string{"rg[0].covered_resources[1]: Duplicate Covered Resource"}},
+		"bad covered name is not also a flavor mismatch": {groups: []ResourceGroup{{CoveredResources: []string{"gpu!"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("gpu!")}}}},
+			want: []string{"rg[0].covered_resources[0]: Invalid Resource Name"}},
+		"bad quota with a lending limit is one error": {groups: withQuota(ResourceQuota{Name: "nvidia.com/gpu", NominalQuota: "lots", LendingLimit: "9"}), hasCohort: true,
+			want: []string{"rg[0].flavors[0].resources[0].nominal_quota: Invalid Quantity"}},
 		"257 flavors in a queue":      {groups: manyFlavors, want: []string{"rg: Too Many Resource Groups", "rg: Too Many Flavors"}},
 		"513 quotas in a queue group": {groups: []ResourceGroup{wide}, want: []string{"rg[0].flavors: Too Many Quotas"}},
 	}
@@ -155,6 +167,14 @@ func TestResourceGroupRemedies(t *testing.T) {
 		"missing": {
 			group: ResourceGroup{CoveredResources: []string{"cpu", "memory"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("cpu")}}},
 			want:  `rg[0].flavors[0].resources: flavor "c" has no quota for "memory", which covered_resources lists as covered_resources[1]; every flavor must list all covered resources, in their order. Add { name = "memory", nominal_quota = "0" } as resources[1] (a quota of 0 grants none).`,
+		},
+		"misspelt": {
+			group: ResourceGroup{CoveredResources: []string{"cpu", "nvidia.com/gpu"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("cpu", "nvidia.com/gpus")}}},
+			want:  `rg[0].flavors[0].resources[1].name: flavor "c" has a quota for "nvidia.com/gpus", which the group's covered_resources (cpu, nvidia.com/gpu) does not list; covered_resources[1] is "nvidia.com/gpu": did you mean it? Otherwise add "nvidia.com/gpus" to covered_resources or remove this quota.`,
+		},
+		"missing and out of order": {
+			group: ResourceGroup{CoveredResources: []string{"cpu", "memory", "nvidia.com/gpu"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("memory", "cpu")}}},
+			want:  `rg[0].flavors[0].resources: flavor "c" has no quota for "nvidia.com/gpu", which covered_resources lists as covered_resources[2]; every flavor must list all covered resources, in their order. Add { name = "nvidia.com/gpu", nominal_quota = "0" } as resources[2] (a quota of 0 grants none). Also reorder them: they must follow covered_resources (cpu, memory, nvidia.com/gpu).`,
 		},
 		"order": {
 			group: ResourceGroup{CoveredResources: []string{"cpu", "memory"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("memory", "cpu")}}},
