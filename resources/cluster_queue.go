@@ -2,8 +2,9 @@ package resources
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -12,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
@@ -59,9 +59,12 @@ func (r *ClusterQueue) Metadata(_ context.Context, req resource.MetadataRequest,
 	resp.TypeName = req.ProviderTypeName + "_cluster_queue"
 }
 
-func enumWithDefault(def string, values []string, desc string) schema.StringAttribute {
+// enumWithDefault is an enumeration with Kueue's default. The spec checks
+// the value (ClusterQueue.Validate); the schema refuses only "", which the
+// spec reads as unset.
+func enumWithDefault(attr, def string, values []string, desc string) schema.StringAttribute {
 	return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(def),
-		Validators:          []validator.String{stringvalidator.OneOf(values...)},
+		Validators:          notEmpty(attr, fmt.Sprintf("leave %s out for Kueue's default, %s, or write one of %s.", attr, def, strings.Join(values, ", "))),
 		MarkdownDescription: desc + " Default `" + def + "`."}
 }
 
@@ -78,7 +81,8 @@ func (r *ClusterQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 		"name": schema.StringAttribute{Required: true, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			MarkdownDescription: "ClusterQueue name, referenced by LocalQueues. Changing it replaces the queue."},
-		"cohort": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+		"cohort": schema.StringAttribute{Optional: true,
+			Validators: notEmpty("cohort", "leave cohort out for a queue that neither borrows nor lends, or name a cohort, e.g. \"research\"."),
 			MarkdownDescription: "Cohort the queue belongs to; queues of a cohort lend unused quota to and borrow from each other. " +
 				"Needed for `borrowing_limit` and `lending_limit`."},
 		"namespace_selector": schema.SingleNestedAttribute{Optional: true,
@@ -89,24 +93,24 @@ func (r *ClusterQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 				"match_expressions": schema.ListNestedAttribute{Optional: true, MarkdownDescription: "Label requirements a namespace must meet.",
 					NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 						"key": schema.StringAttribute{Required: true, MarkdownDescription: "Label key."},
-						"operator": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.OneOf(spec.SelectorOperators...)},
+						"operator": schema.StringAttribute{Required: true,
 							MarkdownDescription: "`In`, `NotIn`, `Exists` or `DoesNotExist`."},
 						"values": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Values for `In` and `NotIn`."},
 					}}},
 			}},
 		"resource_groups": resourceGroupsAttribute("Quotas: groups of resources and, per flavor, how much of each the queue may admit. " +
 			"Kueue tries a group's flavors in the order listed."),
-		"queueing_strategy": enumWithDefault("BestEffortFIFO", spec.QueueingStrategies,
+		"queueing_strategy": enumWithDefault("queueing_strategy", "BestEffortFIFO", spec.QueueingStrategies,
 			"`BestEffortFIFO` lets smaller workloads pass one that does not fit; `StrictFIFO` never does."),
 		"preemption": schema.SingleNestedAttribute{Optional: true, Computed: true, Default: objectdefault.StaticValue(preemptionDefault),
 			MarkdownDescription: "When workloads of this queue may preempt others. Defaults as in Kueue: no preemption.",
 			Attributes: map[string]schema.Attribute{
-				"reclaim_within_cohort": enumWithDefault("Never", spec.ReclaimPolicies, "Reclaim lent quota from the cohort by preempting its workloads: `Never`, `LowerPriority` or `Any`."),
-				"within_cluster_queue":  enumWithDefault("Never", spec.WithinQueuePolicies, "Preempt workloads of this queue: `Never`, `LowerPriority` or `LowerOrNewerEqualPriority`."),
+				"reclaim_within_cohort": enumWithDefault("reclaim_within_cohort", "Never", spec.ReclaimPolicies, "Reclaim lent quota from the cohort by preempting its workloads: `Never`, `LowerPriority` or `Any`."),
+				"within_cluster_queue":  enumWithDefault("within_cluster_queue", "Never", spec.WithinQueuePolicies, "Preempt workloads of this queue: `Never`, `LowerPriority` or `LowerOrNewerEqualPriority`."),
 				"borrow_within_cohort": schema.SingleNestedAttribute{Optional: true, Computed: true, Default: objectdefault.StaticValue(borrowDefault),
 					MarkdownDescription: "Preempt in the cohort while borrowing.",
 					Attributes: map[string]schema.Attribute{
-						"policy": enumWithDefault("Never", spec.BorrowWithinPolicies, "`Never` or `LowerPriority` (needs `reclaim_within_cohort` other than `Never`)."),
+						"policy": enumWithDefault("policy", "Never", spec.BorrowWithinPolicies, "`Never` or `LowerPriority` (needs `reclaim_within_cohort` other than `Never`)."),
 						"max_priority_threshold": schema.Int64Attribute{Optional: true,
 							MarkdownDescription: "Only preempt workloads with priority at most this."},
 					}},
@@ -114,9 +118,10 @@ func (r *ClusterQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 		"flavor_fungibility": schema.SingleNestedAttribute{Optional: true, Computed: true, Default: objectdefault.StaticValue(fungibilityDefault),
 			MarkdownDescription: "When Kueue moves on to the next flavor instead of borrowing or preempting on the current one.",
 			Attributes: map[string]schema.Attribute{
-				"when_can_borrow":  enumWithDefault("MayStopSearch", spec.FungibilityPolicies, "`MayStopSearch` or `TryNextFlavor`."),
-				"when_can_preempt": enumWithDefault("TryNextFlavor", spec.FungibilityPolicies, "`MayStopSearch` or `TryNextFlavor`."),
-				"preference": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(spec.FungibilityPreferences...)},
+				"when_can_borrow":  enumWithDefault("when_can_borrow", "MayStopSearch", spec.FungibilityPolicies, "`MayStopSearch` or `TryNextFlavor`."),
+				"when_can_preempt": enumWithDefault("when_can_preempt", "TryNextFlavor", spec.FungibilityPolicies, "`MayStopSearch` or `TryNextFlavor`."),
+				"preference": schema.StringAttribute{Optional: true,
+					Validators:          notEmpty("preference", "leave preference out, or write BorrowingOverPreemption or PreemptionOverBorrowing."),
 					MarkdownDescription: "`BorrowingOverPreemption` or `PreemptionOverBorrowing`; only when both policies are `TryNextFlavor`."},
 			}},
 		"admission_checks": schema.MapNestedAttribute{Optional: true,
@@ -125,8 +130,9 @@ func (r *ClusterQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"on_flavors": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Flavors the check applies to."},
 			}}},
-		"stop_policy": enumWithDefault("None", spec.StopPolicies, "`None` (admit), `Hold` (admit nothing new) or `HoldAndDrain` (also evict what is admitted)."),
-		"fair_sharing_weight": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+		"stop_policy": enumWithDefault("stop_policy", "None", spec.StopPolicies, "`None` (admit), `Hold` (admit nothing new) or `HoldAndDrain` (also evict what is admitted)."),
+		"fair_sharing_weight": schema.StringAttribute{Optional: true,
+			Validators:          notEmpty("fair_sharing_weight", "leave fair_sharing_weight out for Kueue's default weight of 1, or write a quantity, e.g. \"2\" or \"0.5\"."),
 			MarkdownDescription: "Weight of this queue in fair sharing, as a quantity (`\"1\"`, `\"0.5\"`); unset uses Kueue's default of 1."},
 	}
 	for k, v := range waitAttributes("queue") {
@@ -149,8 +155,18 @@ func (r *ClusterQueue) ValidateConfig(ctx context.Context, req resource.Validate
 		return
 	}
 	s := m.toSpec(ctx, &resp.Diagnostics)
+	if m.Cohort.IsUnknown() || (!m.Cohort.IsNull() && m.Cohort.ValueString() == "") {
+		// A cohort not known yet will be set, and one written as "" is
+		// reported by the schema: either way the queue is meant to be in a
+		// cohort, so its limits are checked as for a queue in a cohort.
+		s.Cohort = unknownCohort
+	}
 	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
 }
+
+// unknownCohort stands in for a cohort not known at plan time (or written
+// as "").
+const unknownCohort = "cohort-known-after-apply"
 
 // ImportState imports by name: terraform import mlplatform_cluster_queue.x NAME.
 func (r *ClusterQueue) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

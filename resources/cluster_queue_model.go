@@ -145,10 +145,10 @@ func (m clusterQueueModel) known(ctx context.Context) map[string]bool {
 	} {
 		k[name] = fullyKnown(ctx, v)
 	}
-	// Rules that span attributes need all of them known.
-	if !k["cohort"] {
-		k["resource_groups"] = false
-	}
+	// Rules that span attributes need all of them known. Borrowing and
+	// lending limits need a cohort: ValidateConfig puts a placeholder in for
+	// an unknown one, so resource_groups are still checked. on_flavors must
+	// name flavors of resource_groups.
 	if !k["resource_groups"] {
 		k["admission_checks"] = false
 	}

@@ -351,7 +351,8 @@ func TestAccClusterQueueValidation(t *testing.T) {
 			`(?s)Unknown Flavor.*Attribute admission_checks\["dws"\].on_flavors\[0\].*use one of f`},
 		"negative fair sharing weight": {group(ok) + "\nfair_sharing_weight = \"-1\"", `Attribute fair_sharing_weight`},
 		"cohort name":                  {group(ok) + "\ncohort = \"Research_Team\"", `(?s)Invalid Name.*Attribute cohort`},
-		"queueing strategy":            {group(ok) + "\nqueueing_strategy = \"LIFO\"", `Attribute queueing_strategy value must be one of`},
+		"queueing strategy": {group(ok) + "\nqueueing_strategy = \"LIFO\"",
+			`(?s)Invalid Queueing Strategy.*Attribute queueing_strategy:.*"LIFO"\s+is\s+not\s+one\s+of\s+BestEffortFIFO,\s+StrictFIFO`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -54,12 +54,14 @@ func (r *Cohort) Schema(_ context.Context, _ resource.SchemaRequest, resp *resou
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Cohort name, referenced by ClusterQueues and child cohorts. Changing it replaces the cohort.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"parent": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+			"parent": schema.StringAttribute{Optional: true,
+				Validators: notEmpty("parent", "leave parent out to make this cohort the root of its tree, or name the parent cohort, e.g. \"org\"."),
 				MarkdownDescription: "Name of the parent cohort; unset makes this cohort the root of its tree. A parent that does not exist acts as an " +
 					"empty cohort. Kueue stops admitting in every queue of a cycle, so never make a cohort its own ancestor."},
 			"resource_groups": resourceGroupsAttribute("Quota this cohort adds to what its member queues own, shared by all of them (at most 16 groups). " +
 				"`borrowing_limit` and `lending_limit` bound what this subtree borrows from and lends to the rest of the tree, so they need a `parent`."),
-			"fair_sharing_weight": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+			"fair_sharing_weight": schema.StringAttribute{Optional: true,
+				Validators: notEmpty("fair_sharing_weight", "leave fair_sharing_weight out for Kueue's default weight of 1, or write a quantity, e.g. \"2\" or \"500m\"."),
 				MarkdownDescription: "With fair sharing enabled in Kueue: this cohort's weight when competing with its siblings for unused quota, as a " +
 					"quantity (`\"1\"`, `\"2\"`, `\"500m\"`). `\"0\"` always yields. Unset means Kueue's default, 1."},
 		},
@@ -67,8 +69,8 @@ func (r *Cohort) Schema(_ context.Context, _ resource.SchemaRequest, resp *resou
 	resp.Schema = withObjectTypes(resp.Schema)
 }
 
-// unknownParent stands in for a parent not known at plan time, so limits
-// are not reported as needing one.
+// unknownParent stands in for a parent not known at plan time (or written
+// as ""), so limits are not reported as needing one.
 const unknownParent = "parent-known-after-apply"
 
 func (r *Cohort) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -78,7 +80,10 @@ func (r *Cohort) ValidateConfig(ctx context.Context, req resource.ValidateConfig
 		return
 	}
 	s := m.toSpec(ctx, &resp.Diagnostics)
-	if m.Parent.IsUnknown() {
+	if m.Parent.IsUnknown() || (!m.Parent.IsNull() && m.Parent.ValueString() == "") {
+		// A parent not known yet will be set, and one written as "" is
+		// reported by the schema: limits are checked as for a cohort with a
+		// parent.
 		s.Parent = unknownParent
 	}
 	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))

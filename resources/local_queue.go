@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -13,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
@@ -74,7 +72,8 @@ func (r *LocalQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp *r
 		"cluster_queue": schema.StringAttribute{Required: true, PlanModifiers: replace,
 			MarkdownDescription: "The ClusterQueue whose quota this queue draws on. Kueue makes it immutable, so changing it replaces the queue."},
 		"stop_policy": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("None"),
-			Validators:          []validator.String{stringvalidator.OneOf(spec.StopPolicies...)},
+			// The spec checks the value (LocalQueue.Validate); "" reads there as unset.
+			Validators:          notEmpty("stop_policy", "leave stop_policy out for None, or write None, Hold or HoldAndDrain."),
 			MarkdownDescription: "`None` (admit), `Hold` (admit nothing new) or `HoldAndDrain` (also evict what is admitted). Default `None`."},
 	}
 	for k, v := range waitAttributes("queue") {

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -77,15 +78,16 @@ func (r *ResourceFlavor) Schema(_ context.Context, _ resource.SchemaRequest, res
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.MapRequest, resp *mapplanmodifier.RequiresReplaceIfFuncResponse) {
 					resp.RequiresReplace = topologySet(ctx, req.State)
 				}, "Replaces the flavor when it has a topology.", "Replaces the flavor when it has a topology.")}},
-			"node_taints": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: taintAttributes()},
+			"node_taints": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: flavorTaintAttributes()},
 				MarkdownDescription: "Taints the flavor's nodes carry (at most 8); a workload is admitted on the flavor only if it tolerates them. " +
 					"Leave empty when the taints are in `tolerations` (GKE GPU pools: the pool's `workload_tolerations` already cover its taints)."},
-			"tolerations": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: tolerationAttributes()},
+			"tolerations": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: flavorTolerationAttributes()},
 				MarkdownDescription: "Tolerations added to admitted workloads (at most 8). " + immutableWithTopology,
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
 					resp.RequiresReplace = topologySet(ctx, req.State)
 				}, "Replaces the flavor when it has a topology.", "Replaces the flavor when it has a topology.")}},
-			"topology_name": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+			"topology_name": schema.StringAttribute{Optional: true,
+				Validators:          notEmpty("topology_name", "leave topology_name out for a flavor without topology-aware scheduling, or name a Kueue Topology, e.g. \"gke-default\"."),
 				MarkdownDescription: "Name of a Kueue Topology for topology-aware scheduling; needs at least one node label. " + immutableWithTopology,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
 					resp.RequiresReplace = topologySet(ctx, req.State)
@@ -102,7 +104,78 @@ func (r *ResourceFlavor) ValidateConfig(ctx context.Context, req resource.Valida
 		return
 	}
 	s := m.toSpec(ctx, &resp.Diagnostics)
-	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
+	known := m.known(ctx)
+	if m.NodeLabels.IsUnknown() {
+		// Labels not known yet (e.g. a GPU pool's node_selector while
+		// validating): a topology's need for them is checked once they are.
+		s.NodeLabels = map[string]string{"node-labels-known-after-apply": ""}
+	}
+	addSpecErrors(&resp.Diagnostics, withoutEmptyKeyTolerations(s.Validate(), m.Tolerations), known)
+}
+
+// flavorTaintAttributes are the taint attributes with every check of a
+// value left to the spec (validateTaints), except "" for value, which the
+// spec reads as unset.
+func flavorTaintAttributes() map[string]schema.Attribute {
+	a := taintAttributes()
+	a["value"] = withStringValidators(a["value"], notEmpty("value", "leave value out for a taint without one, or write the value, e.g. \"true\"."))
+	a["effect"] = withStringValidators(a["effect"], nil)
+	return a
+}
+
+// flavorTolerationAttributes are the toleration attributes with every
+// check of a value left to the spec (validateTolerations), except "", which
+// it reads as unset.
+func flavorTolerationAttributes() map[string]schema.Attribute {
+	a := tolerationAttributes()
+	a["key"] = withStringValidators(a["key"], notEmpty("key",
+		"leave key out (with operator = \"Exists\") to tolerate every taint, or write the key of the taint to tolerate, e.g. \"nvidia.com/gpu\"."))
+	a["operator"] = withStringValidators(a["operator"], notEmpty("operator", "leave operator out for Equal, or write Equal or Exists."))
+	a["value"] = withStringValidators(a["value"], notEmpty("value", "leave value out (operator Exists matches any value), or write the taint's value, e.g. \"present\"."))
+	a["effect"] = withStringValidators(a["effect"], notEmpty("effect", "leave effect out to tolerate every effect, or write NoSchedule, PreferNoSchedule or NoExecute."))
+	return a
+}
+
+func withStringValidators(a schema.Attribute, v []validator.String) schema.Attribute {
+	s, ok := a.(schema.StringAttribute)
+	if !ok {
+		return a
+	}
+	s.Validators = v
+	return s
+}
+
+// withoutEmptyKeyTolerations drops the spec's errors about a toleration
+// whose key is written as "": the schema reports that key, and the spec,
+// reading it as no key, would report the same mistake again (as needing
+// operator Exists).
+func withoutEmptyKeyTolerations(errs spec.FieldErrors, tols types.List) spec.FieldErrors {
+	if tols.IsNull() || tols.IsUnknown() {
+		return errs
+	}
+	empty := map[int]bool{}
+	for i, e := range tols.Elements() {
+		o, ok := e.(types.Object)
+		if !ok {
+			continue
+		}
+		if k, ok := o.Attributes()["key"].(types.String); ok && !k.IsNull() && !k.IsUnknown() && k.ValueString() == "" {
+			empty[i] = true
+		}
+	}
+	if len(empty) == 0 {
+		return errs
+	}
+	var kept spec.FieldErrors
+	for _, e := range errs {
+		if len(e.Path) > 1 && e.Path[0] == "tolerations" {
+			if i, ok := e.Path[1].(int); ok && empty[i] {
+				continue
+			}
+		}
+		kept = append(kept, e)
+	}
+	return kept
 }
 
 // ImportState imports by name: terraform import mlplatform_resource_flavor.x NAME.

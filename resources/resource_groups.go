@@ -2,10 +2,13 @@ package resources
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
@@ -76,10 +79,12 @@ func resourceGroupsAttribute(description string) schema.ListNestedAttribute {
 							"nominal_quota": schema.StringAttribute{Required: true,
 								MarkdownDescription: "Quantity available, as a Kubernetes quantity string (`\"16\"`, `\"500m\"`, `\"1Ti\"`); `\"0\"` grants none. " +
 									"Compared by value: `\"12\"` and `\"12000m\"` are the same."},
-							"borrowing_limit": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+							"borrowing_limit": schema.StringAttribute{Optional: true,
+								Validators: notEmpty("borrowing_limit", "leave borrowing_limit out for no limit, or write a quantity, e.g. \"8\" (\"0\" borrows nothing)."),
 								MarkdownDescription: "Most that may be borrowed beyond `nominal_quota` from the rest of the cohort tree; unset means no limit. " +
 									"Only with a cohort (ClusterQueue) or a parent (Cohort)."},
-							"lending_limit": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+							"lending_limit": schema.StringAttribute{Optional: true,
+								Validators: notEmpty("lending_limit", "leave lending_limit out to lend all unused quota, or write a quantity, e.g. \"4\" (\"0\" lends nothing)."),
 								MarkdownDescription: "Most of the unused quota that may be lent to the rest of the cohort tree; unset means all of it. " +
 									"Only with a cohort (ClusterQueue) or a parent (Cohort)."},
 						}},
@@ -165,4 +170,35 @@ func elementsAs[T any](_ context.Context, l types.List, target *[]T, diags *diag
 	}
 	diags.Append(elementsInto(l.Elements(), target)...)
 	return true
+}
+
+// emptyString refuses "" in an optional string attribute. The spec cannot
+// tell "" from unset (both read as ""), and the server never holds "" (it
+// reads back as unset), so this one check is the schema's; the spec checks
+// every other value. attr names the attribute in the message, advice says
+// what to write instead.
+type emptyString struct{ attr, advice string }
+
+func (v emptyString) Description(context.Context) string {
+	return v.attr + " must not be empty"
+}
+
+func (v emptyString) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v emptyString) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || req.ConfigValue.ValueString() != "" {
+		return
+	}
+	words := strings.Split(v.attr, "_")
+	for i, w := range words {
+		if w != "" {
+			words[i] = strings.ToUpper(w[:1]) + w[1:]
+		}
+	}
+	resp.Diagnostics.AddAttributeError(req.Path, "Empty "+strings.Join(words, " "), fmt.Sprintf("Attribute %s: %s is set to \"\"; %s", req.Path, v.attr, v.advice))
+}
+
+// notEmpty is the emptyString check as a validator list.
+func notEmpty(attr, advice string) []validator.String {
+	return []validator.String{emptyString{attr: attr, advice: advice}}
 }
