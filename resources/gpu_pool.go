@@ -9,9 +9,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -89,20 +86,24 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Node pool name: 1 to 40 lower-case letters, digits and `-`, starting with a letter. Changing it replaces the pool."},
-			"project": schema.StringAttribute{Optional: true, Computed: true, Validators: nonEmpty,
+			"project": schema.StringAttribute{Optional: true, Computed: true,
+				Validators:          gpuPoolNotEmpty("Empty Project", "project is empty. Leave it out for the provider's project, or set the cluster's project ID, e.g. \"ml-training-prod\"."),
 				MarkdownDescription: "Project of the cluster; default the provider's `project`. Changing it replaces the pool.",
 				PlanModifiers:       []planmodifier.String{providerDefault{attr: "project"}, stringplanmodifier.RequiresReplace()}},
-			"location": schema.StringAttribute{Optional: true, Computed: true, Validators: nonEmpty,
+			"location": schema.StringAttribute{Optional: true, Computed: true,
+				Validators:          gpuPoolNotEmpty("Empty Location", "location is empty. Leave it out for the provider's location, or set the cluster's region or zone, e.g. \"us-central1\"."),
 				MarkdownDescription: "Location (region or zone) of the cluster; default the provider's `location`. Changing it replaces the pool.",
 				PlanModifiers:       []planmodifier.String{providerDefault{attr: "location"}, stringplanmodifier.RequiresReplace()}},
-			"cluster": schema.StringAttribute{Optional: true, Computed: true, Validators: nonEmpty,
+			"cluster": schema.StringAttribute{Optional: true, Computed: true,
+				Validators:          gpuPoolNotEmpty("Empty Cluster", "cluster is empty. Leave it out for the provider's cluster, or set the cluster's name, e.g. \"training\"."),
 				MarkdownDescription: "Cluster name; default the provider's `cluster`. Changing it replaces the pool.",
 				PlanModifiers:       []planmodifier.String{providerDefault{attr: "cluster"}, stringplanmodifier.RequiresReplace()}},
 			"node_locations": schema.SetAttribute{Optional: true, Computed: true, ElementType: types.StringType,
-				Validators:          []validator.Set{setvalidator.SizeAtLeast(1)},
+				Validators:          []validator.Set{gpuPoolZonesNotEmpty{}},
 				MarkdownDescription: "Zones the pool's nodes run in, within the cluster's region; default the cluster's zones. Changed in place.",
 				PlanModifiers:       []planmodifier.Set{setplanmodifier.UseStateForUnknown()}},
 			"machine_type": schema.StringAttribute{Optional: true, Computed: true,
+				Validators: []validator.String{gpuPoolMachineTypeNotEmpty{}},
 				MarkdownDescription: "Compute Engine machine type. May be omitted when `gpu` fits exactly one (e.g. 8 × `nvidia-h100-80gb`: " +
 					"`a3-highgpu-8g`); 1 × `nvidia-l4` fits five `g2-standard-*` sizes, so it must be set. Changing it replaces the pool.",
 				PlanModifiers: []planmodifier.String{machineTypeDefault{}, stringplanmodifier.RequiresReplace()}},
@@ -113,11 +114,11 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 					"count": schema.Int64Attribute{Required: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 						MarkdownDescription: "GPUs per node; must be one the machine type carries. Changing it replaces the pool."},
 					"driver": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(spec.GPUDriverDefault),
-						Validators:          []validator.String{stringvalidator.OneOf(spec.GPUDrivers...)},
+						Validators:          gpuPoolNotEmpty("Empty GPU Driver", "driver is empty. Leave it out for \"default\", or set one of "+strings.Join(spec.GPUDrivers, ", ")+"."),
 						MarkdownDescription: "NVIDIA driver GKE installs: " + quoted(spec.GPUDrivers) + " (you install it). Default `default`. Changed in place."},
 				}},
 			"capacity": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(spec.CapacityOnDemand),
-				Validators: []validator.String{stringvalidator.OneOf(spec.Capacities...)}, PlanModifiers: replace,
+				PlanModifiers: replace,
 				MarkdownDescription: "How the VMs are obtained: " + quoted(spec.Capacities) + ". `spot` is cheap and preemptible; `flex_start` " +
 					"waits for capacity (Dynamic Workload Scheduler), runs at most `max_run_duration`, and needs `autoscaling.min_nodes = 0`; " +
 					"`reservation` consumes a Compute Engine reservation (`reservation`). Default `on_demand`. Changing it replaces the pool."},
@@ -125,12 +126,13 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 				MarkdownDescription: "The reservation a `capacity = \"reservation\"` pool consumes. Changing it replaces the pool.",
 				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				Attributes: map[string]schema.Attribute{
-					"affinity": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.OneOf(spec.ReservationAffinities...)},
+					"affinity": schema.StringAttribute{Required: true,
 						MarkdownDescription: "`specific` (the reservation `name`), `any` (any matching reservation) or `none`."},
-					"name": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+					"name": schema.StringAttribute{Optional: true, Validators: []validator.String{gpuPoolReservationNameNotEmpty{}},
 						MarkdownDescription: "Reservation name (or `projects/P/reservations/R` for a shared one), with `affinity = \"specific\"`."},
 				}},
-			"max_run_duration": schema.StringAttribute{Optional: true, Validators: nonEmpty,
+			"max_run_duration": schema.StringAttribute{Optional: true,
+				Validators: gpuPoolNotEmpty("Empty Max Run Duration", "max_run_duration is empty. Leave it out for GKE's 7 days, or write hours or minutes, e.g. \"72h\" or \"90m\"."),
 				MarkdownDescription: "With `capacity = \"flex_start\"`: how long a node may run before GKE reclaims it, e.g. `\"72h\"`; at most `\"168h\"` " +
 					"(GKE's default). Changed in place."},
 			"queued_provisioning": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
@@ -142,15 +144,16 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 					"the autoscaler owns it.",
 				Attributes: map[string]schema.Attribute{
 					"min_nodes": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),
-						Validators: []validator.Int64{int64validator.AtLeast(0)}, MarkdownDescription: "Fewest nodes; default 0 (scale to zero when idle)."},
-					"max_nodes": schema.Int64Attribute{Required: true, Validators: []validator.Int64{int64validator.AtLeast(1)},
+						MarkdownDescription: "Fewest nodes; default 0 (scale to zero when idle)."},
+					"max_nodes": schema.Int64Attribute{Required: true,
 						MarkdownDescription: "Most nodes (at least 1)."},
 					"location_policy": schema.StringAttribute{Optional: true, Computed: true,
-						Validators:          []validator.String{stringvalidator.OneOf(spec.LocationPolicies...)},
+						Validators:          gpuPoolNotEmpty("Empty Location Policy", "location_policy is empty. Leave it out for the default (any for spot and flex-start, else balanced), or set \"balanced\" or \"any\"."),
 						PlanModifiers:       []planmodifier.String{locationPolicyDefault{}},
 						MarkdownDescription: "`balanced` spreads nodes over zones; `any` takes capacity wherever it is. Default `any` for spot and flex-start, else `balanced`."},
 				}},
-			"placement": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(spec.Placements...)}, PlanModifiers: replace,
+			"placement": schema.StringAttribute{Optional: true, PlanModifiers: replace,
+				Validators:          gpuPoolNotEmpty("Empty Placement", "placement is empty. Leave it out for GKE's default placement, or set \"compact\"."),
 				MarkdownDescription: "`compact` places nodes physically close (lower latency between them). Changing it replaces the pool."},
 			"labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Kubernetes labels on every node. GKE's own `cloud.google.com/gke-*` labels are not listed and cannot be set. Changed in place."},
@@ -158,8 +161,9 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 				MarkdownDescription: "Kubernetes taints on every node, keyed by taint key, e.g. `{ \"cloud.google.com/gke-spot\" = { value = \"true\", effect = \"NoSchedule\" } }`. " +
 					"GKE's own `nvidia.com/gpu` taint is added by GKE and shown in `effective_taints`. Changed in place.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"value": schema.StringAttribute{Optional: true, Validators: nonEmpty, MarkdownDescription: "Taint value."},
-					"effect": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.OneOf(spec.TaintEffects...)},
+					"value": schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value.",
+						Validators: gpuPoolNotEmpty("Empty Taint Value", "value is empty, which Kubernetes reads as no value. Leave value out, or set one, e.g. \"true\".")},
+					"effect": schema.StringAttribute{Required: true,
 						MarkdownDescription: "`NoSchedule`, `PreferNoSchedule` or `NoExecute`."},
 				}}},
 			"resource_labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
@@ -169,12 +173,15 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 			"disk": schema.SingleNestedAttribute{Optional: true, Computed: true, MarkdownDescription: "Boot disk; default GKE's. Changed in place.",
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 				Attributes: map[string]schema.Attribute{
-					"size_gb": schema.Int64Attribute{Optional: true, Computed: true, Validators: []validator.Int64{int64validator.AtLeast(10)},
+					"size_gb": schema.Int64Attribute{Optional: true, Computed: true, Validators: []validator.Int64{gpuPoolDiskSizeNotZero{}},
 						PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}, MarkdownDescription: "Size in GB."},
-					"type": schema.StringAttribute{Optional: true, Computed: true, Validators: nonEmpty,
-						PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}, MarkdownDescription: "e.g. `pd-balanced`, `pd-ssd`, `hyperdisk-balanced`."},
+					"type": schema.StringAttribute{Optional: true, Computed: true,
+						Validators:          gpuPoolNotEmpty("Empty Disk Type", "disk.type is empty. Leave it out for GKE's default (pd-balanced), or set one, e.g. \"pd-ssd\"."),
+						PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+						MarkdownDescription: "e.g. `pd-balanced`, `pd-ssd`, `hyperdisk-balanced`."},
 				}},
-			"service_account": schema.StringAttribute{Optional: true, Computed: true, Validators: nonEmpty,
+			"service_account": schema.StringAttribute{Optional: true, Computed: true,
+				Validators:          gpuPoolNotEmpty("Empty Service Account", "service_account is empty. Leave it out for the project's Compute Engine default, or set a service account e-mail, e.g. \"gpu-nodes@PROJECT.iam.gserviceaccount.com\"."),
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
 				MarkdownDescription: "Google service account of the nodes; default the project's Compute Engine default. Changing it replaces the pool."},
 			"workload_identity": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -217,6 +224,108 @@ func computedTolerationAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"key": s("Taint key."), "operator": s("`Equal` or `Exists`."), "value": s("Value with `Equal`."), "effect": s("Effect."),
 		"toleration_seconds": schema.Int64Attribute{Computed: true, MarkdownDescription: "Always null here."},
+	}
+}
+
+// Plan-time checks the spec cannot make: it reads an attribute set to ""
+// (or 0) as one left out, which means GKE's or the provider's default. Each
+// reports only the empty value, which the spec never reports, so a mistake
+// is still one error; every other rule is the spec's (spec.GPUPool.Validate).
+
+// gpuPoolNotEmpty refuses "" for an optional string.
+func gpuPoolNotEmpty(summary, detail string) []validator.String {
+	return []validator.String{gpuPoolEmptyString{summary: summary, detail: detail}}
+}
+
+type gpuPoolEmptyString struct{ summary, detail string }
+
+func (v gpuPoolEmptyString) Description(context.Context) string { return "must not be empty" }
+func (v gpuPoolEmptyString) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (v gpuPoolEmptyString) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() && req.ConfigValue.ValueString() == "" {
+		resp.Diagnostics.AddAttributeError(req.Path, v.summary, "Attribute "+req.Path.String()+": "+v.detail)
+	}
+}
+
+// gpuPoolReservationNameNotEmpty refuses name = "" unless affinity is
+// "specific", where the spec reports the missing name.
+type gpuPoolReservationNameNotEmpty struct{}
+
+func (gpuPoolReservationNameNotEmpty) Description(context.Context) string { return "must not be empty" }
+func (v gpuPoolReservationNameNotEmpty) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (gpuPoolReservationNameNotEmpty) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || req.ConfigValue.ValueString() != "" {
+		return
+	}
+	var affinity types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, req.Path.ParentPath().AtName("affinity"), &affinity)...)
+	if affinity.IsUnknown() || affinity.ValueString() == spec.ReservationSpecific {
+		return
+	}
+	resp.Diagnostics.AddAttributeError(req.Path, "Empty Reservation Name",
+		"Attribute "+req.Path.String()+": name is empty; a reservation name only applies with affinity = \"specific\". Remove name, or set affinity = \"specific\" and name the reservation.")
+}
+
+// gpuPoolMachineTypeNotEmpty refuses machine_type = "" when gpu fits one
+// machine type; when it fits several the spec asks for one (Machine Type
+// Needed), and when gpu is wrong the spec reports that.
+type gpuPoolMachineTypeNotEmpty struct{}
+
+func (gpuPoolMachineTypeNotEmpty) Description(context.Context) string { return "must not be empty" }
+func (v gpuPoolMachineTypeNotEmpty) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (gpuPoolMachineTypeNotEmpty) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || req.ConfigValue.ValueString() != "" {
+		return
+	}
+	var g types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("gpu"), &g)...)
+	var gm gpuModel
+	if !poolObjectAs(ctx, g, &gm, &resp.Diagnostics) || gm.Type.IsUnknown() || gm.Count.IsUnknown() {
+		return
+	}
+	if mt, ok := spec.PickMachineType(gm.Type.ValueString(), int(gm.Count.ValueInt64())); ok {
+		resp.Diagnostics.AddAttributeError(req.Path, "Empty Machine Type",
+			fmt.Sprintf("Attribute machine_type: machine_type is empty. Leave it out: gpu fits one machine type, %s, which is then used; or set it, e.g. %q.", mt, mt))
+	}
+}
+
+// gpuPoolZonesNotEmpty refuses node_locations = [].
+type gpuPoolZonesNotEmpty struct{}
+
+func (gpuPoolZonesNotEmpty) Description(context.Context) string { return "must list at least one zone" }
+func (v gpuPoolZonesNotEmpty) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (gpuPoolZonesNotEmpty) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() && len(req.ConfigValue.Elements()) == 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "No Zones",
+			"Attribute node_locations: the list of zones is empty. Leave node_locations out for the cluster's zones, or list zones, e.g. [\"us-central1-a\"].")
+	}
+}
+
+// gpuPoolDiskSizeNotZero refuses size_gb = 0 (the spec checks the rest of
+// the range).
+type gpuPoolDiskSizeNotZero struct{}
+
+func (gpuPoolDiskSizeNotZero) Description(context.Context) string { return "must not be 0" }
+func (v gpuPoolDiskSizeNotZero) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (gpuPoolDiskSizeNotZero) ValidateInt64(_ context.Context, req validator.Int64Request, resp *validator.Int64Response) {
+	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() && req.ConfigValue.ValueInt64() == 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Disk Too Small",
+			"Attribute disk.size_gb: 0 GB is no disk; GKE needs a boot disk of at least 10 GB, and GPU images want 100 or more. Set e.g. size_gb = 200, or leave it out for GKE's default (100).")
 	}
 }
 
@@ -364,14 +473,13 @@ func (r *GPUPool) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 		plan.WorkloadTolerations = tolerationsState(ctx, p, &diags)
 	}
 	// Zones can only be checked against the cluster's region now that the
-	// provider's location is known.
-	var zoneErrs spec.FieldErrors
-	for _, e := range p.Validate() {
-		if e.Path[0] == "node_locations" {
-			zoneErrs = append(zoneErrs, e)
-		}
+	// provider's location is known. A location the resource sets was
+	// checked by ValidateConfig (spec Validate), so only then is it skipped.
+	var configLocation types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("location"), &configLocation)...)
+	if configLocation.IsNull() {
+		addSpecErrors(&resp.Diagnostics, p.ValidateLocation(), plan.known(ctx))
 	}
-	addSpecErrors(&resp.Diagnostics, zoneErrs, plan.known(ctx))
 
 	if !req.State.Raw.IsNull() {
 		var state gpuPoolModel

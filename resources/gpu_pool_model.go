@@ -115,8 +115,8 @@ func (m gpuPoolModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.
 		ServiceAccount:     m.ServiceAccount.ValueString(),
 		WorkloadIdentity:   m.WorkloadIdentity.IsNull() || m.WorkloadIdentity.IsUnknown() || m.WorkloadIdentity.ValueBool(),
 	}
-	if p.Capacity == "" {
-		p.Capacity = spec.CapacityOnDemand
+	if m.Capacity.IsNull() || m.Capacity.IsUnknown() {
+		p.Capacity = spec.CapacityOnDemand // the schema's default; a configured "" is the spec's to refuse
 	}
 	if !m.NodeLocations.IsNull() && !m.NodeLocations.IsUnknown() {
 		diags.Append(m.NodeLocations.ElementsAs(ctx, &p.NodeLocations, false)...)
@@ -131,10 +131,16 @@ func (m gpuPoolModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.
 		p.Reservation = &spec.Reservation{Affinity: r.Affinity.ValueString(), Name: r.Name.ValueString()}
 	}
 	if s := m.MaxRunDuration.ValueString(); s != "" {
+		// The spec reads 0 as "GKE's default", so a duration that does not
+		// parse, or parses to 0, is reported here (in words, not Go's).
 		d, err := time.ParseDuration(s)
-		if err != nil {
+		switch {
+		case err != nil:
 			diags.AddAttributeError(path.Root("max_run_duration"), "Invalid Duration",
 				fmt.Sprintf("Attribute max_run_duration: %q is not a duration; write it in hours or minutes, e.g. \"72h\" or \"90m\" (at most \"168h\", 7 days).", s))
+		case d == 0:
+			diags.AddAttributeError(path.Root("max_run_duration"), "Max Run Duration Out Of Range",
+				fmt.Sprintf("Attribute max_run_duration: %q is no time at all; flex-start nodes run between 10 minutes and 7 days. Write e.g. \"72h\", or leave max_run_duration out for 7 days.", s))
 		}
 		p.MaxRunDuration = d
 	}
@@ -157,16 +163,38 @@ func (m gpuPoolModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.
 	return p
 }
 
-// known says which root attributes are fully known, for plan-time validation.
+// known says which root attributes are fully known, for plan-time
+// validation: an error at a root is reported only when every attribute its
+// rules read is known (spec.GPUPool.Validate; an unknown value reads as
+// empty there, which would give wrong errors).
 func (m gpuPoolModel) known(ctx context.Context) map[string]bool {
+	k := func(vs ...attr.Value) bool {
+		for _, v := range vs {
+			if !fullyKnown(ctx, v) {
+				return false
+			}
+		}
+		return true
+	}
 	return map[string]bool{
-		"name": fullyKnown(ctx, m.Name), "node_locations": fullyKnown(ctx, m.NodeLocations) && fullyKnown(ctx, m.Location),
-		"machine_type": fullyKnown(ctx, m.MachineType) && fullyKnown(ctx, m.GPU), "gpu": fullyKnown(ctx, m.GPU),
-		"capacity": fullyKnown(ctx, m.Capacity), "reservation": fullyKnown(ctx, m.Reservation) && fullyKnown(ctx, m.Capacity),
-		"max_run_duration": fullyKnown(ctx, m.MaxRunDuration) && fullyKnown(ctx, m.Capacity), "queued_provisioning": fullyKnown(ctx, m.QueuedProvisioning) && fullyKnown(ctx, m.Capacity),
-		"autoscaling": fullyKnown(ctx, m.Autoscaling) && fullyKnown(ctx, m.Capacity), "placement": fullyKnown(ctx, m.Placement) && fullyKnown(ctx, m.QueuedProvisioning),
-		"labels": fullyKnown(ctx, m.Labels), "taints": fullyKnown(ctx, m.Taints),
-		"resource_labels": fullyKnown(ctx, m.ResourceLabels) && fullyKnown(ctx, m.Name) && fullyKnown(ctx, m.GPU), "disk": fullyKnown(ctx, m.Disk),
+		"name": k(m.Name), "project": k(m.Project), "location": k(m.Location), "cluster": k(m.Cluster),
+		// zone format, region (location), one zone with compact placement
+		// (placement, queued_provisioning and capacity decide whether that
+		// rule or another placement rule applies).
+		"node_locations": k(m.NodeLocations, m.Location, m.Placement, m.QueuedProvisioning, m.Capacity),
+		"machine_type":   k(m.MachineType, m.GPU), "gpu": k(m.GPU),
+		"capacity": k(m.Capacity), "reservation": k(m.Reservation, m.Capacity),
+		"max_run_duration": k(m.MaxRunDuration, m.Capacity), "queued_provisioning": k(m.QueuedProvisioning, m.Capacity),
+		// min and max, flex-start from zero, 1,000 nodes per zone.
+		"autoscaling": k(m.Autoscaling, m.Capacity, m.NodeLocations),
+		// the machines named in the flex-start message.
+		"placement": k(m.Placement, m.QueuedProvisioning, m.Capacity, m.GPU, m.MachineType),
+		"labels":    k(m.Labels), "taints": k(m.Taints),
+		// the default cost labels count.
+		"resource_labels": k(m.ResourceLabels, m.Name, m.GPU, m.Capacity),
+		// disk types by the GPU's machine series.
+		"disk":            k(m.Disk, m.GPU, m.MachineType),
+		"service_account": k(m.ServiceAccount),
 	}
 }
 

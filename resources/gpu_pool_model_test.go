@@ -2,11 +2,14 @@ package resources
 
 import (
 	"context"
+	"sort"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
@@ -94,6 +97,61 @@ func TestParseGPUPoolID(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// An attribute whose value is not known at plan time (it comes from another
+// resource) must not produce errors from the rules that read it: they are
+// checked again at apply.
+func TestGPUPoolKnownSkipsRulesOnUnknownInputs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	base := gpuPoolModel{
+		Name: types.StringValue("l4"), Project: types.StringNull(), Location: types.StringNull(), Cluster: types.StringNull(),
+		NodeLocations: types.SetNull(types.StringType), MachineType: types.StringValue("g2-standard-8"),
+		GPU:      types.ObjectValueMust(gpuType, map[string]attr.Value{"type": types.StringValue("nvidia-l4"), "count": types.Int64Value(1), "driver": types.StringNull()}),
+		Capacity: types.StringValue("spot"), Reservation: types.ObjectNull(reservationType), MaxRunDuration: types.StringNull(),
+		QueuedProvisioning: types.BoolValue(false), Placement: types.StringNull(),
+		Autoscaling: types.ObjectValueMust(autoscalingType, map[string]attr.Value{"min_nodes": types.Int64Value(0), "max_nodes": types.Int64Value(4),
+			"location_policy": types.StringNull()}),
+		Labels: types.MapNull(types.StringType), Taints: types.MapNull(poolTaintType), ResourceLabels: types.MapNull(types.StringType),
+		Disk: types.ObjectNull(diskType), ServiceAccount: types.StringNull(),
+	}
+	for root, ok := range base.known(ctx) {
+		if !ok {
+			t.Errorf("known[%s] = false for a configuration with every value known", root)
+		}
+	}
+	cases := map[string]struct {
+		edit    func(*gpuPoolModel)
+		unknown []string // roots whose rules read the unknown value
+	}{
+		"capacity": {func(m *gpuPoolModel) { m.Capacity = types.StringUnknown() },
+			[]string{"autoscaling", "capacity", "max_run_duration", "node_locations", "placement", "queued_provisioning", "reservation", "resource_labels"}},
+		"gpu": {func(m *gpuPoolModel) { m.GPU = types.ObjectUnknown(gpuType) },
+			[]string{"disk", "gpu", "machine_type", "placement", "resource_labels"}},
+		"zones": {func(m *gpuPoolModel) { m.NodeLocations = types.SetUnknown(types.StringType) },
+			[]string{"autoscaling", "node_locations"}},
+		"location": {func(m *gpuPoolModel) { m.Location = types.StringUnknown() }, []string{"location", "node_locations"}},
+		"machine type": {func(m *gpuPoolModel) { m.MachineType = types.StringUnknown() },
+			[]string{"disk", "machine_type", "placement"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := base
+			tc.edit(&m)
+			var got []string
+			for root, ok := range m.known(ctx) {
+				if !ok {
+					got = append(got, root)
+				}
+			}
+			sort.Strings(got)
+			if diff := cmp.Diff(tc.unknown, got); diff != "" {
+				t.Errorf("roots not known (-want +got):\n%s", diff)
 			}
 		})
 	}

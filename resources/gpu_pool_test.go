@@ -442,7 +442,7 @@ func TestAccGPUPoolValidation(t *testing.T) {
   autoscaling = { max_nodes = 2 }`, `Machine Type Does Not Match GPU.*Attribute machine_type:.*g2-standard-24`},
 		"machine type ambiguous": {`gpu = { type = "nvidia-l4", count = 1 }
   autoscaling = { max_nodes = 2 }`, `Machine Type Needed.*Attribute machine_type:.*g2-standard-4`},
-		"unknown capacity":    {l4 + "\n  capacity = \"preemptible\"", `Attribute capacity value must be one of`},
+		"unknown capacity":    {l4 + "\n  capacity = \"preemptible\"", `Invalid Capacity.*Attribute\s+capacity:.*on_demand, spot, flex_start`},
 		"reservation missing": {l4 + "\n  capacity = \"reservation\"", `Reservation Missing.*Attribute reservation:`},
 		"specific reservation without name": {l4 + "\n  capacity = \"reservation\"\n  reservation = { affinity = \"specific\" }",
 			`Reservation Name Missing.*Attribute reservation.name:`},
@@ -458,18 +458,18 @@ func TestAccGPUPoolValidation(t *testing.T) {
   autoscaling = { min_nodes = 5, max_nodes = 2 }`, `Min Nodes Above Max Nodes.*Attribute autoscaling.min_nodes:`},
 		"max nodes zero": {`machine_type = "g2-standard-8"
   gpu = { type = "nvidia-l4", count = 1 }
-  autoscaling = { max_nodes = 0 }`, `Attribute autoscaling.max_nodes value must be at least 1`},
+  autoscaling = { max_nodes = 0 }`, `Max Nodes Below One.*Attribute\s+autoscaling.max_nodes:`},
 		"queued with compact placement": {h100 + "\n  queued_provisioning = true\n  placement = \"compact\"\n  autoscaling = { max_nodes = 2 }",
 			`Compact Placement With Queued\s+Provisioning.*Attribute placement:`},
 		"queued without flex-start": {l4 + "\n  queued_provisioning = true", `Queued Provisioning Needs Flex-Start.*Attribute queued_provisioning:`},
 		"zone outside the region":   {l4 + "\n  node_locations = [\"europe-west4-a\"]", `Zone Outside The Cluster's Region.*Attribute node_locations:`},
 		"reserved node label":       {l4 + "\n  labels = { \"cloud.google.com/gke-spot\" = \"true\" }", `Reserved Node Label.*Attribute\s+labels\["cloud.google.com/gke-spot"\]:`},
 		"GPU taint is GKE's":        {l4 + "\n  taints = { \"nvidia.com/gpu\" = { value = \"present\", effect = \"NoSchedule\" } }", `GPU Taint Is Added By GKE.*Attribute\s+taints\["nvidia.com/gpu"\]:`},
-		"bad taint effect":          {l4 + "\n  taints = { dedicated = { effect = \"NoRun\" } }", `Attribute taints\["dedicated"\].effect value must be one of`},
+		"bad taint effect":          {l4 + "\n  taints = { dedicated = { effect = \"NoRun\" } }", `Invalid Taint Effect.*Attribute\s+taints\["dedicated"\].effect:`},
 		"upper-case resource label": {l4 + "\n  resource_labels = { Team = \"vision\" }", `Invalid Resource Label Key.*Attribute\s+resource_labels\["Team"\]:`},
 		"unknown driver": {`machine_type = "g2-standard-8"
   gpu = { type = "nvidia-l4", count = 1, driver = "newest" }
-  autoscaling = { max_nodes = 2 }`, `Attribute gpu.driver value must be one of`},
+  autoscaling = { max_nodes = 2 }`, `Invalid GPU Driver.*Attribute\s+gpu.driver:`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
