@@ -1,8 +1,16 @@
 package resources_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/provider"
 )
 
 // A ResourceFlavor, from Kueue v0.17's apis/kueue/v1beta2/resourceflavor_types.go
@@ -153,5 +161,75 @@ func init() {
 			"topology without node labels":    {set: map[string]any{"node_labels": nil}, path: "topology_name", want: `(?s)Topology Needs Node Labels.*add node_labels`},
 			"topology with empty node labels": {set: map[string]any{"node_labels": map[string]any{}}, path: "topology_name", want: `(?s)Topology Needs Node Labels`},
 		},
+	}
+}
+
+// validateWithUnknown runs ValidateResourceConfig, as terraform validate
+// does, on cfg with the attributes named in unknown not known yet (from
+// resources not created), and returns its errors.
+func validateWithUnknown(t *testing.T, typ string, cfg map[string]any, unknown ...string) []string {
+	t.Helper()
+	ctx := context.Background()
+	srv := providerserver.NewProtocol6(provider.New("test")())()
+	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rtyp := schemas.ResourceSchemas[typ].ValueType().(tftypes.Object)
+	vals := map[string]tftypes.Value{}
+	for name, at := range rtyp.AttributeTypes {
+		v, err := toValue(at, cfg[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals[name] = v
+	}
+	for _, name := range unknown {
+		vals[name] = tftypes.NewValue(rtyp.AttributeTypes[name], tftypes.UnknownValue)
+	}
+	dv, err := tfprotov6.NewDynamicValue(rtyp, tftypes.NewValue(rtyp, vals))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: typ, Config: &dv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return errorTexts(resp.Diagnostics)
+}
+
+// Values not known yet never produce errors, and do not hide the errors of
+// what is known.
+func TestKueueRulesWaitForUnknownValues(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		typ     string
+		cfg     map[string]any
+		unknown []string
+		want    string // "" for no error
+	}{
+		"a topology's node labels from a GPU pool": {typ: "mlplatform_resource_flavor",
+			cfg: map[string]any{"name": "h100", "topology_name": "gke-default"}, unknown: []string{"node_labels"}},
+		"a queue's limits with its cohort from a Cohort resource": {typ: "mlplatform_cluster_queue",
+			cfg: map[string]any{"name": "q", "resource_groups": rgWithQuota(rgQuota("nvidia.com/gpu", "8", "4", "2"))}, unknown: []string{"cohort"}},
+		"a bad flavor name is still reported while the cohort is unknown": {typ: "mlplatform_cluster_queue",
+			cfg: map[string]any{"name": "q", "resource_groups": rgGroups(rgOneFlavor("H100", "cpu"))}, unknown: []string{"cohort"},
+			want: "at resource_groups[0].flavors[0].name\nInvalid Name"},
+		"on_flavors while the groups are unknown": {typ: "mlplatform_cluster_queue",
+			cfg: map[string]any{"name": "q", "admission_checks": map[string]any{"dws": map[string]any{"on_flavors": []any{"h100"}}}}, unknown: []string{"resource_groups"}},
+		"a cohort's limits with its parent unknown": {typ: "mlplatform_cohort",
+			cfg: map[string]any{"name": "c", "resource_groups": rgWithQuota(rgQuota("nvidia.com/gpu", "8", "4"))}, unknown: []string{"parent"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			errs := validateWithUnknown(t, tc.typ, tc.cfg, tc.unknown...)
+			switch {
+			case tc.want == "" && len(errs) > 0:
+				t.Errorf("want no errors, got:\n%s", strings.Join(errs, "\n---\n"))
+			case tc.want != "" && (len(errs) != 1 || !strings.HasPrefix(errs[0], tc.want)):
+				t.Errorf("want one error %q, got:\n%s", tc.want, strings.Join(errs, "\n---\n"))
+			}
+		})
 	}
 }
