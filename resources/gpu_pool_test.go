@@ -442,7 +442,7 @@ func TestAccGPUPoolValidation(t *testing.T) {
   autoscaling = { max_nodes = 2 }`, `Machine Type Does Not Match GPU.*Attribute machine_type:.*g2-standard-24`},
 		"machine type ambiguous": {`gpu = { type = "nvidia-l4", count = 1 }
   autoscaling = { max_nodes = 2 }`, `Machine Type Needed.*Attribute machine_type:.*g2-standard-4`},
-		"unknown capacity":    {l4 + "\n  capacity = \"preemptible\"", `Invalid Capacity.*Attribute\s+capacity:.*on_demand, spot, flex_start`},
+		"unknown capacity":    {l4 + "\n  capacity = \"preemptible\"", `Invalid Capacity.*Attribute\s+capacity:.*on_demand,\s+spot,\s+flex_start`},
 		"reservation missing": {l4 + "\n  capacity = \"reservation\"", `Reservation Missing.*Attribute reservation:`},
 		"specific reservation without name": {l4 + "\n  capacity = \"reservation\"\n  reservation = { affinity = \"specific\" }",
 			`Reservation Name Missing.*Attribute reservation.name:`},
