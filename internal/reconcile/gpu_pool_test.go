@@ -290,7 +290,7 @@ func TestCatalogAgreesWithGKE(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Stop)
-	srv.Container.AddCluster("p", "us-central1", "c", true)
+	srv.Container.AddCluster("ml-training", "us-central1", "c", true)
 	ctx := context.Background()
 	c, err := gke.New(ctx, srv.ClientOptions()...)
 	if err != nil {
@@ -301,7 +301,7 @@ func TestCatalogAgreesWithGKE(t *testing.T) {
 	g := reconcile.NewGPUPools(c, c.NodePoolLocks())
 	for _, a := range catalog.Accelerators() {
 		for i, m := range a.MachineTypes {
-			p := spec.GPUPool{Project: "p", Location: "us-central1", Cluster: "c", Name: fmt.Sprintf("%s-%d", a.Type, i),
+			p := spec.GPUPool{Project: "ml-training", Location: "us-central1", Cluster: "c", Name: fmt.Sprintf("%s-%d", a.Type, i),
 				MachineType: m.Name, GPU: spec.GPU{Type: a.Type, Count: m.GPUsPerNode}, Capacity: spec.CapacityOnDemand,
 				Autoscaling: spec.Autoscaling{MaxNodes: 1}, WorkloadIdentity: true}
 			if errs := p.Validate(); len(errs) > 0 {
