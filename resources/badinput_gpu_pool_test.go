@@ -61,7 +61,7 @@ func init() {
 			"name starting with digit":   {set: map[string]any{"name": "4l-spot"}, path: "name", want: `(?s)starts with '4'; begin with a letter`},
 			"name ending with a dash":    {set: map[string]any{"name": "l4-spot-"}, path: "name", want: `(?s)ends with '-'`},
 			"name empty":                 {set: map[string]any{"name": ""}, path: "name", want: `(?s)Missing Name.*e\.g\. "l4-spot"`},
-			"project empty":              {set: map[string]any{"project": ""}, path: "project", want: `(?s)Empty Project.*Leave it out`},
+			"project empty":              {set: map[string]any{"project": ""}, path: "project", want: `(?s)Empty Project.*(?i:leave) it out`},
 			"project with upper case":    {set: map[string]any{"project": "ML-Training"}, path: "project", want: `(?s)Invalid Project.*upper-case`},
 			"project too short":          {set: map[string]any{"project": "ml"}, path: "project", want: `(?s)Invalid Project.*6 to 30`},
 			"location empty":             {set: map[string]any{"location": ""}, path: "location", want: `(?s)Empty Location`},
@@ -70,7 +70,7 @@ func init() {
 			"cluster with an underscore": {set: map[string]any{"cluster": "ml_training"}, path: "cluster", want: `(?s)Invalid Cluster Name.*'_'.*"ml-training"`},
 
 			// node_locations: zones of the cluster's region.
-			"no zones":                  {set: map[string]any{"node_locations": []any{}}, path: "node_locations", want: `(?s)No Zones.*Leave node_locations out`},
+			"no zones":                  {set: map[string]any{"node_locations": []any{}}, path: "node_locations", want: `(?s)No Zones.*(?i:leave) node_locations out`},
 			"a region for a zone":       {set: map[string]any{"node_locations": []any{"us-central1"}}, path: "node_locations", want: `(?s)Invalid Zone.*it is a region.*"us-central1-a"`},
 			"zone in upper case":        {set: map[string]any{"node_locations": []any{"US-CENTRAL1-A"}}, path: "node_locations", want: `(?s)Invalid Zone.*upper-case.*"us-central1-a"`},
 			"zone not a zone":           {set: map[string]any{"node_locations": []any{"uscentral1a"}}, path: "node_locations", want: `(?s)Invalid Zone.*a zone is a region, '-' and a letter`},
@@ -168,7 +168,7 @@ func init() {
 			"taint key invalid":    {set: map[string]any{"taints": taint("a/b/c", "", "NoSchedule")}, path: `taints["a/b/c"]`, want: `(?s)Invalid Taint Key.*more than one '/'`},
 			"taint value invalid":  {set: map[string]any{"taints": taint("dedicated", "computer vision", "NoSchedule")}, path: `taints["dedicated"].value`, want: `(?s)Invalid Taint Value.*a space`},
 			"taint value empty": {set: map[string]any{"taints": map[string]any{"dedicated": map[string]any{"value": "", "effect": "NoSchedule"}}},
-				path: `taints["dedicated"].value`, want: `(?s)Empty Taint Value.*Leave value out`},
+				path: `taints["dedicated"].value`, want: `(?s)Empty Value.*(?i:leave) value out`},
 			"taint effect unknown": {set: map[string]any{"taints": taint("dedicated", "", "NoRun")}, path: `taints["dedicated"].effect`, want: `(?s)Invalid Taint Effect.*NoSchedule, PreferNoSchedule, NoExecute`},
 			"taint effect case":    {set: map[string]any{"taints": taint("dedicated", "", "noschedule")}, path: `taints["dedicated"].effect`, want: `(?s)write "NoSchedule"`},
 

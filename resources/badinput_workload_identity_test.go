@@ -58,7 +58,7 @@ func init() {
 			"project number leading zero": {set: map[string]any{"project_number": "0123456789012"}, path: "project_number", want: `(?s)Invalid Project Number.*starts with 0`},
 			"project number with a space": {set: map[string]any{"project_number": "1234 5678"}, path: "project_number", want: `(?s)Invalid Project Number.*contains a space; only digits`},
 			"project number too large":    {set: map[string]any{"project_number": strings.Repeat("9", 20)}, path: "project_number", want: `(?s)Invalid Project Number.*20 digits`},
-			"project number empty":        {set: map[string]any{"project_number": ""}, path: "project_number", want: `(?s)Empty Project Number.*Leave project_number out.*"123456789012"`},
+			"project number empty":        {set: map[string]any{"project_number": ""}, path: "project_number", want: `(?s)Empty Project Number.*(?i:leave) project_number out.*"123456789012"`},
 			// namespace
 			"namespace with upper case": {set: map[string]any{"namespace": "Vision"}, path: "namespace", want: `(?s)Invalid Namespace.*upper-case.*e\.g\. "vision"`},
 			"namespace with a dot":      {set: map[string]any{"namespace": "team.vision"}, path: "namespace", want: `(?s)Invalid Namespace.*contains '\.'.*"team-vision"`},
@@ -100,10 +100,10 @@ func init() {
 			"account id an e-mail":     {set: gsa("account_id", "vision-trainer@ml-prod.iam.gserviceaccount.com"), path: "create_google_service_account.account_id", want: `(?s)Invalid Account ID.*part before '@' \("vision-trainer"\).*google_service_account`},
 			"account id empty":         {set: gsa("account_id", ""), path: "create_google_service_account.account_id", want: `(?s)Invalid Account ID.*empty`},
 			"display name too long":    {set: gsa("display_name", strings.Repeat("é", 51)), path: "create_google_service_account.display_name", want: `(?s)Display Name Too Long.*102 bytes long in UTF-8 \(51 characters\).*at most 100`},
-			"display name empty":       {set: gsa("display_name", ""), path: "create_google_service_account.display_name", want: `(?s)Empty Display Name.*Leave display_name out`},
+			"display name empty":       {set: gsa("display_name", ""), path: "create_google_service_account.display_name", want: `(?s)Empty Display Name.*(?i:leave) display_name out`},
 			"description too long": {set: gsa("description", strings.Repeat("d", 233)), path: "create_google_service_account.description",
 				want: `(?s)Description Too Long.*233 bytes.*IAM allows 256.*\(managed by mlplatform\).*at most 232 bytes`},
-			"description empty": {set: gsa("description", ""), path: "create_google_service_account.description", want: `(?s)Empty Description.*Leave description out`},
+			"description empty": {set: gsa("description", ""), path: "create_google_service_account.description", want: `(?s)Empty Description.*(?i:leave) description out`},
 		},
 	}
 }

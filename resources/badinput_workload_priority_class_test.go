@@ -27,7 +27,7 @@ func init() {
 			"value below int32":         {set: map[string]any{"value": -2147483649}, path: "value", want: `(?s)Priority Out Of Range.*-2147483649`},
 			"description too long":      {set: map[string]any{"description": strings.Repeat("d", 2049)}, path: "description", want: `(?s)Description Too Long.*2049 characters; Kueue accepts at most 2048: shorten it by 1 character\.`},
 			"description too long, é":   {set: map[string]any{"description": strings.Repeat("é", 2050)}, path: "description", want: `(?s)Description Too Long.*2050 characters.*by 2 characters`},
-			"description empty":         {set: map[string]any{"description": ""}, path: "description", want: `(?s)Empty Description.*Leave description out for none.*"For production training runs"`},
+			"description empty":         {set: map[string]any{"description": ""}, path: "description", want: `(?s)Empty Description.*(?i:leave) description out for none.*"For production training runs"`},
 		},
 	}
 }

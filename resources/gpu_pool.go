@@ -87,15 +87,15 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Node pool name: 1 to 40 lower-case letters, digits and `-`, starting with a letter. Changing it replaces the pool."},
 			"project": schema.StringAttribute{Optional: true, Computed: true,
-				Validators:          gpuPoolNotEmpty("Empty Project", "project is empty. Leave it out for the provider's project, or set the cluster's project ID, e.g. \"ml-training-prod\"."),
+				Validators:          notEmpty("project", "leave it out for the provider's project, or set the cluster's project ID, e.g. \"ml-training-prod\"."),
 				MarkdownDescription: "Project of the cluster; default the provider's `project`. Changing it replaces the pool.",
 				PlanModifiers:       []planmodifier.String{providerDefault{attr: "project"}, stringplanmodifier.RequiresReplace()}},
 			"location": schema.StringAttribute{Optional: true, Computed: true,
-				Validators:          gpuPoolNotEmpty("Empty Location", "location is empty. Leave it out for the provider's location, or set the cluster's region or zone, e.g. \"us-central1\"."),
+				Validators:          notEmpty("location", "leave it out for the provider's location, or set the cluster's region or zone, e.g. \"us-central1\"."),
 				MarkdownDescription: "Location (region or zone) of the cluster; default the provider's `location`. Changing it replaces the pool.",
 				PlanModifiers:       []planmodifier.String{providerDefault{attr: "location"}, stringplanmodifier.RequiresReplace()}},
 			"cluster": schema.StringAttribute{Optional: true, Computed: true,
-				Validators:          gpuPoolNotEmpty("Empty Cluster", "cluster is empty. Leave it out for the provider's cluster, or set the cluster's name, e.g. \"training\"."),
+				Validators:          notEmpty("cluster", "leave it out for the provider's cluster, or set the cluster's name, e.g. \"training\"."),
 				MarkdownDescription: "Cluster name; default the provider's `cluster`. Changing it replaces the pool.",
 				PlanModifiers:       []planmodifier.String{providerDefault{attr: "cluster"}, stringplanmodifier.RequiresReplace()}},
 			"node_locations": schema.SetAttribute{Optional: true, Computed: true, ElementType: types.StringType,
@@ -114,7 +114,7 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 					"count": schema.Int64Attribute{Required: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 						MarkdownDescription: "GPUs per node; must be one the machine type carries. Changing it replaces the pool."},
 					"driver": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(spec.GPUDriverDefault),
-						Validators:          gpuPoolNotEmpty("Empty GPU Driver", "driver is empty. Leave it out for \"default\", or set one of "+strings.Join(spec.GPUDrivers, ", ")+"."),
+						Validators:          notEmpty("gpu.driver", "leave it out for \"default\", or set one of "+strings.Join(spec.GPUDrivers, ", ")+"."),
 						MarkdownDescription: "NVIDIA driver GKE installs: " + quoted(spec.GPUDrivers) + " (you install it). Default `default`. Changed in place."},
 				}},
 			"capacity": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(spec.CapacityOnDemand),
@@ -132,7 +132,7 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 						MarkdownDescription: "Reservation name (or `projects/P/reservations/R` for a shared one), with `affinity = \"specific\"`."},
 				}},
 			"max_run_duration": schema.StringAttribute{Optional: true,
-				Validators: gpuPoolNotEmpty("Empty Max Run Duration", "max_run_duration is empty. Leave it out for GKE's 7 days, or write hours or minutes, e.g. \"72h\" or \"90m\"."),
+				Validators: notEmpty("max_run_duration", "leave it out for GKE's 7 days, or write hours or minutes, e.g. \"72h\" or \"90m\"."),
 				MarkdownDescription: "With `capacity = \"flex_start\"`: how long a node may run before GKE reclaims it, e.g. `\"72h\"`; at most `\"168h\"` " +
 					"(GKE's default). Changed in place."},
 			"queued_provisioning": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
@@ -148,12 +148,12 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 					"max_nodes": schema.Int64Attribute{Required: true,
 						MarkdownDescription: "Most nodes (at least 1)."},
 					"location_policy": schema.StringAttribute{Optional: true, Computed: true,
-						Validators:          gpuPoolNotEmpty("Empty Location Policy", "location_policy is empty. Leave it out for the default (any for spot and flex-start, else balanced), or set \"balanced\" or \"any\"."),
+						Validators:          notEmpty("location_policy", "leave it out for the default (any for spot and flex-start, else balanced), or set \"balanced\" or \"any\"."),
 						PlanModifiers:       []planmodifier.String{locationPolicyDefault{}},
 						MarkdownDescription: "`balanced` spreads nodes over zones; `any` takes capacity wherever it is. Default `any` for spot and flex-start, else `balanced`."},
 				}},
 			"placement": schema.StringAttribute{Optional: true, PlanModifiers: replace,
-				Validators:          gpuPoolNotEmpty("Empty Placement", "placement is empty. Leave it out for GKE's default placement, or set \"compact\"."),
+				Validators:          notEmpty("placement", "leave it out for GKE's default placement, or set \"compact\"."),
 				MarkdownDescription: "`compact` places nodes physically close (lower latency between them). Changing it replaces the pool."},
 			"labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Kubernetes labels on every node. GKE's own `cloud.google.com/gke-*` labels are not listed and cannot be set. Changed in place."},
@@ -162,7 +162,7 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 					"GKE's own `nvidia.com/gpu` taint is added by GKE and shown in `effective_taints`. Changed in place.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"value": schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value.",
-						Validators: gpuPoolNotEmpty("Empty Taint Value", "value is empty, which Kubernetes reads as no value. Leave value out, or set one, e.g. \"true\".")},
+						Validators: notEmpty("value", "leave value out, or set one, e.g. \"true\".")},
 					"effect": schema.StringAttribute{Required: true,
 						MarkdownDescription: "`NoSchedule`, `PreferNoSchedule` or `NoExecute`."},
 				}}},
@@ -176,12 +176,12 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 					"size_gb": schema.Int64Attribute{Optional: true, Computed: true, Validators: []validator.Int64{gpuPoolDiskSizeNotZero{}},
 						PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}, MarkdownDescription: "Size in GB."},
 					"type": schema.StringAttribute{Optional: true, Computed: true,
-						Validators:          gpuPoolNotEmpty("Empty Disk Type", "disk.type is empty. Leave it out for GKE's default (pd-balanced), or set one, e.g. \"pd-ssd\"."),
+						Validators:          notEmpty("disk.type", "leave it out for GKE's default (pd-balanced), or set one, e.g. \"pd-ssd\"."),
 						PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 						MarkdownDescription: "e.g. `pd-balanced`, `pd-ssd`, `hyperdisk-balanced`."},
 				}},
 			"service_account": schema.StringAttribute{Optional: true, Computed: true,
-				Validators:          gpuPoolNotEmpty("Empty Service Account", "service_account is empty. Leave it out for the project's Compute Engine default, or set a service account e-mail, e.g. \"gpu-nodes@PROJECT.iam.gserviceaccount.com\"."),
+				Validators:          notEmpty("service_account", "leave it out for the project's Compute Engine default, or set a service account e-mail, e.g. \"gpu-nodes@PROJECT.iam.gserviceaccount.com\"."),
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
 				MarkdownDescription: "Google service account of the nodes; default the project's Compute Engine default. Changing it replaces the pool."},
 			"workload_identity": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -231,24 +231,6 @@ func computedTolerationAttributes() map[string]schema.Attribute {
 // (or 0) as one left out, which means GKE's or the provider's default. Each
 // reports only the empty value, which the spec never reports, so a mistake
 // is still one error; every other rule is the spec's (spec.GPUPool.Validate).
-
-// gpuPoolNotEmpty refuses "" for an optional string.
-func gpuPoolNotEmpty(summary, detail string) []validator.String {
-	return []validator.String{gpuPoolEmptyString{summary: summary, detail: detail}}
-}
-
-type gpuPoolEmptyString struct{ summary, detail string }
-
-func (v gpuPoolEmptyString) Description(context.Context) string { return "must not be empty" }
-func (v gpuPoolEmptyString) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v gpuPoolEmptyString) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() && req.ConfigValue.ValueString() == "" {
-		resp.Diagnostics.AddAttributeError(req.Path, v.summary, "Attribute "+req.Path.String()+": "+v.detail)
-	}
-}
 
 // gpuPoolReservationNameNotEmpty refuses name = "" unless affinity is
 // "specific", where the spec reports the missing name.

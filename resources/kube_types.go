@@ -3,11 +3,9 @@ package resources
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
@@ -30,25 +28,25 @@ type tolerationModel struct {
 	TolerationSeconds types.Int64  `tfsdk:"toleration_seconds"`
 }
 
-var nonEmpty = []validator.String{stringvalidator.LengthAtLeast(1)}
-
 func taintAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"key":   schema.StringAttribute{Required: true, MarkdownDescription: "Taint key, e.g. `nvidia.com/gpu`."},
-		"value": schema.StringAttribute{Optional: true, Validators: nonEmpty, MarkdownDescription: "Taint value."},
-		"effect": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.OneOf(spec.TaintEffects...)},
-			MarkdownDescription: "One of `NoSchedule`, `PreferNoSchedule`, `NoExecute`."},
+		"key": schema.StringAttribute{Required: true, MarkdownDescription: "Taint key, e.g. `nvidia.com/gpu`."},
+		"value": schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value.",
+			Validators: notEmpty("value", "leave value out for a taint without one, or write the value, e.g. \"true\".")},
+		"effect": schema.StringAttribute{Required: true, MarkdownDescription: "One of `NoSchedule`, `PreferNoSchedule`, `NoExecute`."},
 	}
 }
 
 func tolerationAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"key": schema.StringAttribute{Optional: true, Validators: nonEmpty, MarkdownDescription: "Taint key to tolerate; empty with operator `Exists` tolerates every taint."},
-		"operator": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(spec.TolerationOperators...)},
-			MarkdownDescription: "`Equal` (the default when unset) or `Exists`."},
-		"value": schema.StringAttribute{Optional: true, Validators: nonEmpty, MarkdownDescription: "Value to match with operator `Equal`."},
-		"effect": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf(spec.TaintEffects...)},
-			MarkdownDescription: "Effect to tolerate; unset tolerates every effect."},
+		"key": schema.StringAttribute{Optional: true, MarkdownDescription: "Taint key to tolerate; empty with operator `Exists` tolerates every taint.",
+			Validators: notEmpty("key", "leave key out (with operator = \"Exists\") to tolerate every taint, or write the key of the taint to tolerate, e.g. \"nvidia.com/gpu\".")},
+		"operator": schema.StringAttribute{Optional: true, MarkdownDescription: "`Equal` (the default when unset) or `Exists`.",
+			Validators: notEmpty("operator", "leave operator out for Equal, or write Equal or Exists.")},
+		"value": schema.StringAttribute{Optional: true, MarkdownDescription: "Value to match with operator `Equal`.",
+			Validators: notEmpty("value", "leave value out (operator Exists matches any value), or write the taint's value, e.g. \"present\".")},
+		"effect": schema.StringAttribute{Optional: true, MarkdownDescription: "Effect to tolerate; unset tolerates every effect.",
+			Validators: notEmpty("effect", "leave effect out to tolerate every effect, or write NoSchedule, PreferNoSchedule or NoExecute.")},
 		"toleration_seconds": schema.Int64Attribute{Optional: true, MarkdownDescription: "With effect `NoExecute`: how long the pod stays after the taint appears."},
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -78,10 +77,10 @@ func (r *ResourceFlavor) Schema(_ context.Context, _ resource.SchemaRequest, res
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.MapRequest, resp *mapplanmodifier.RequiresReplaceIfFuncResponse) {
 					resp.RequiresReplace = topologySet(ctx, req.State)
 				}, "Replaces the flavor when it has a topology.", "Replaces the flavor when it has a topology.")}},
-			"node_taints": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: flavorTaintAttributes()},
+			"node_taints": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: taintAttributes()},
 				MarkdownDescription: "Taints the flavor's nodes carry (at most 8); a workload is admitted on the flavor only if it tolerates them. " +
 					"Leave empty when the taints are in `tolerations` (GKE GPU pools: the pool's `workload_tolerations` already cover its taints)."},
-			"tolerations": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: flavorTolerationAttributes()},
+			"tolerations": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: tolerationAttributes()},
 				MarkdownDescription: "Tolerations added to admitted workloads (at most 8). " + immutableWithTopology,
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
 					resp.RequiresReplace = topologySet(ctx, req.State)
@@ -111,38 +110,6 @@ func (r *ResourceFlavor) ValidateConfig(ctx context.Context, req resource.Valida
 		s.NodeLabels = map[string]string{"node-labels-known-after-apply": ""}
 	}
 	addSpecErrors(&resp.Diagnostics, withoutEmptyKeyTolerations(s.Validate(), m.Tolerations), known)
-}
-
-// flavorTaintAttributes are the taint attributes with every check of a
-// value left to the spec (validateTaints), except "" for value, which the
-// spec reads as unset.
-func flavorTaintAttributes() map[string]schema.Attribute {
-	a := taintAttributes()
-	a["value"] = withStringValidators(a["value"], notEmpty("value", "leave value out for a taint without one, or write the value, e.g. \"true\"."))
-	a["effect"] = withStringValidators(a["effect"], nil)
-	return a
-}
-
-// flavorTolerationAttributes are the toleration attributes with every
-// check of a value left to the spec (validateTolerations), except "", which
-// it reads as unset.
-func flavorTolerationAttributes() map[string]schema.Attribute {
-	a := tolerationAttributes()
-	a["key"] = withStringValidators(a["key"], notEmpty("key",
-		"leave key out (with operator = \"Exists\") to tolerate every taint, or write the key of the taint to tolerate, e.g. \"nvidia.com/gpu\"."))
-	a["operator"] = withStringValidators(a["operator"], notEmpty("operator", "leave operator out for Equal, or write Equal or Exists."))
-	a["value"] = withStringValidators(a["value"], notEmpty("value", "leave value out (operator Exists matches any value), or write the taint's value, e.g. \"present\"."))
-	a["effect"] = withStringValidators(a["effect"], notEmpty("effect", "leave effect out to tolerate every effect, or write NoSchedule, PreferNoSchedule or NoExecute."))
-	return a
-}
-
-func withStringValidators(a schema.Attribute, v []validator.String) schema.Attribute {
-	s, ok := a.(schema.StringAttribute)
-	if !ok {
-		return a
-	}
-	s.Validators = v
-	return s
 }
 
 // withoutEmptyKeyTolerations drops the spec's errors about a toleration

@@ -2,13 +2,10 @@ package resources
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
@@ -170,35 +167,4 @@ func elementsAs[T any](_ context.Context, l types.List, target *[]T, diags *diag
 	}
 	diags.Append(elementsInto(l.Elements(), target)...)
 	return true
-}
-
-// emptyString refuses "" in an optional string attribute. The spec cannot
-// tell "" from unset (both read as ""), and the server never holds "" (it
-// reads back as unset), so this one check is the schema's; the spec checks
-// every other value. attr names the attribute in the message, advice says
-// what to write instead.
-type emptyString struct{ attr, advice string }
-
-func (v emptyString) Description(context.Context) string {
-	return v.attr + " must not be empty"
-}
-
-func (v emptyString) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (v emptyString) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || req.ConfigValue.ValueString() != "" {
-		return
-	}
-	words := strings.Split(v.attr, "_")
-	for i, w := range words {
-		if w != "" {
-			words[i] = strings.ToUpper(w[:1]) + w[1:]
-		}
-	}
-	resp.Diagnostics.AddAttributeError(req.Path, "Empty "+strings.Join(words, " "), fmt.Sprintf("Attribute %s: %s is set to \"\"; %s", req.Path, v.attr, v.advice))
-}
-
-// notEmpty is the emptyString check as a validator list.
-func notEmpty(attr, advice string) []validator.String {
-	return []validator.String{emptyString{attr: attr, advice: advice}}
 }

@@ -69,7 +69,7 @@ func (r *WorkloadPriorityClass) Schema(_ context.Context, _ resource.SchemaReque
 			"description": schema.StringAttribute{
 				Optional:            true,
 				MarkdownDescription: "When teams should use this class (at most 2048 characters).",
-				Validators:          refuseEmpty("Description", `"For production training runs"`),
+				Validators:          notEmpty("description", "leave description out for none, or write one, e.g. \"For production training runs\"."),
 			},
 		},
 	}

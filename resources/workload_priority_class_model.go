@@ -1,10 +1,6 @@
 package resources
 
 import (
-	"context"
-	"fmt"
-
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
@@ -49,33 +45,4 @@ func workloadPriorityClassState(s spec.WorkloadPriorityClass) workloadPriorityCl
 		m.Description = types.StringValue(s.Description)
 	}
 	return m
-}
-
-// refuseEmpty validates an optional string that must not be "": left out,
-// it means "none", and "" would read back as left out. The spec cannot tell
-// "" from left out (both are the zero string), so this is the one check of
-// it. title names the attribute in the summary ("Display Name"); example is
-// a value to write instead, quoted.
-func refuseEmpty(title, example string) []validator.String {
-	return []validator.String{emptyStringRefused{title: title, example: example}}
-}
-
-type emptyStringRefused struct{ title, example string }
-
-func (v emptyStringRefused) Description(context.Context) string { return "must not be empty" }
-
-func (v emptyStringRefused) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v emptyStringRefused) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || req.ConfigValue.ValueString() != "" {
-		return
-	}
-	name := req.Path.String()
-	if steps := req.Path.Steps(); len(steps) > 0 {
-		name = steps[len(steps)-1].String()
-	}
-	resp.Diagnostics.AddAttributeError(req.Path, "Empty "+v.title,
-		fmt.Sprintf("Attribute %s: it is empty. Leave %s out for none, or write one, e.g. %s.", req.Path, name, v.example))
 }

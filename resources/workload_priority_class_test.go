@@ -170,7 +170,7 @@ provider "mlplatform" {
 		"name not a DNS subdomain": {`name = "High_Priority"` + "\n value = 1", `(?s)Invalid Name.*Attribute name:.*"High_Priority" is not a valid.*high-priority`},
 		"value beyond int32":       {`name = "big"` + "\n value = 3000000000", `(?s)Priority Out Of Range.*Attribute value:.*between\s+-2147483648\s+and\s+2147483647`},
 		"description too long":     {`name = "long"` + "\n value = 1\n description = \"" + strings.Repeat("x", 2049) + `"`, `(?s)Description Too Long.*Attribute description:.*2049 characters`},
-		"empty description":        {`name = "empty"` + "\n value = 1\n description = \"\"", `(?s)Empty Description.*Attribute description: it is empty`},
+		"empty description":        {`name = "empty"` + "\n value = 1\n description = \"\"", `(?s)Empty Description.*Attribute description: description is set to ""`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
