@@ -203,17 +203,6 @@ func (m gpuPoolModel) ref() reconcile.GPUPoolRef {
 	return reconcile.GPUPoolRef{Project: m.Project.ValueString(), Location: m.Location.ValueString(), Cluster: m.Cluster.ValueString(), Name: m.Name.ValueString()}
 }
 
-// formatDuration writes d the way people configure it ("72h", "90m").
-func formatDuration(d time.Duration) string {
-	switch {
-	case d%time.Hour == 0:
-		return fmt.Sprintf("%dh", d/time.Hour)
-	case d%time.Minute == 0:
-		return fmt.Sprintf("%dm", d/time.Minute)
-	}
-	return d.String()
-}
-
 func poolStringList(ctx context.Context, ss []string, diags *diag.Diagnostics) types.List {
 	if ss == nil {
 		ss = []string{}
@@ -272,7 +261,7 @@ func gpuPoolState(ctx context.Context, o reconcile.ObservedGPUPool, prior gpuPoo
 	}
 	m.MaxRunDuration = types.StringNull()
 	if s.MaxRunDuration != 0 {
-		m.MaxRunDuration = types.StringValue(formatDuration(s.MaxRunDuration))
+		m.MaxRunDuration = types.StringValue(spec.FormatDuration(s.MaxRunDuration))
 		if pd, err := time.ParseDuration(prior.MaxRunDuration.ValueString()); err == nil && pd == s.MaxRunDuration {
 			m.MaxRunDuration = prior.MaxRunDuration
 		}

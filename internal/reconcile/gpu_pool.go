@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/retry"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
@@ -95,20 +96,9 @@ func NewGPUPools(api NodePoolAPI, locks Locker) *GPUPools {
 	return &GPUPools{
 		api: api, locks: locks,
 		Logf:  func(context.Context, string, map[string]any) {},
-		Sleep: sleepCtx, Now: time.Now,
+		Sleep: retry.Sleep, Now: time.Now,
 		Poll: 50 * time.Millisecond, MaxPoll: 5 * time.Second,
 		RetryBase: 250 * time.Millisecond, RetryMax: 20 * time.Second,
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

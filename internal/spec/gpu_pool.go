@@ -427,7 +427,7 @@ func (p GPUPool) validateCapacity(errs *FieldErrors) {
 		case p.MaxRunDuration < poolMinRunDuration || p.MaxRunDuration > MaxFlexStartRunDuration:
 			errs.add(Path{"max_run_duration"}, "Max Run Duration Out Of Range",
 				"flex-start nodes run between 10 minutes and 7 days (\"168h\"); %s is outside that. Write e.g. \"72h\", or leave max_run_duration out for 7 days.",
-				poolDuration(p.MaxRunDuration))
+				FormatDuration(p.MaxRunDuration))
 		}
 	}
 	if p.QueuedProvisioning && capacityOK && p.Capacity != CapacityFlexStart {

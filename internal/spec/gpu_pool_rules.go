@@ -356,8 +356,8 @@ func poolFamily(machineType string) string {
 	return family
 }
 
-// poolDuration writes d as people configure it ("72h", "90m").
-func poolDuration(d time.Duration) string {
+// FormatDuration writes d as people configure it ("72h", "90m").
+func FormatDuration(d time.Duration) string {
 	switch {
 	case d%time.Hour == 0:
 		return fmt.Sprintf("%dh", d/time.Hour)
