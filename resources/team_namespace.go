@@ -129,24 +129,28 @@ func (r *TeamNamespace) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 // destroy, or a new name) while the namespace holds data or unfinished work
 // and force_destroy is not set in state.
 func (r *TeamNamespace) protectData(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	var state teamNamespaceModel
-	resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() || state.Force.ValueBool() || r.clients == nil {
+	if r.clients == nil {
 		return
 	}
+	var name, planned types.String
+	var force types.Bool
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("name"), &name)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("force_destroy"), &force)...)
 	if !req.Plan.Raw.IsNull() {
-		var name types.String
-		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
-		if name.IsUnknown() || name.Equal(state.Name) {
+		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &planned)...)
+		if planned.IsUnknown() || planned.Equal(name) {
 			return // kept (an unknown name is decided at apply, where Delete checks again)
 		}
+	}
+	if resp.Diagnostics.HasError() || force.ValueBool() {
+		return
 	}
 	kc, ok := r.kube(ctx, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	if err := reconcile.NamespaceData(ctx, kc, state.Name.ValueString()); err != nil {
-		diagnostics.Error(&resp.Diagnostics, "Namespace "+state.Name.ValueString()+" Holds Data", err)
+	if err := reconcile.NamespaceData(ctx, kc, name.ValueString()); err != nil {
+		diagnostics.Error(&resp.Diagnostics, "Namespace "+name.ValueString()+" Holds Data", err)
 	}
 }
 
