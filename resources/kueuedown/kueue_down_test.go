@@ -123,8 +123,10 @@ func TestAccApplyRidesOutKueueDown(t *testing.T) {
 				},
 				Config: config(t, "", "one", "two"),
 				Check: func(*terraform.State) error {
+					d := time.Since(started) // the apply is done; measured before waiting for the thaw
 					<-thawed
-					if d := time.Since(started); d < 25*time.Second {
+					t.Logf("frozen for 30 s: the apply completed %s after it started", d.Round(time.Second))
+					if d < 25*time.Second {
 						return fmt.Errorf("the apply finished after %s, before Kueue came back: it was not frozen in the middle of it", d)
 					}
 					return nil
@@ -142,7 +144,9 @@ func TestAccApplyRidesOutKueueDown(t *testing.T) {
 			{ // no orphan: what the failed apply created is in state (read while Kueue is still frozen)
 				PreConfig: func() {
 					failed = time.Now()
-					if d := failed.Sub(started); d > bound+30*time.Second {
+					d := failed.Sub(started)
+					t.Logf("frozen past the bound: the apply failed %s after it started (bound %s)", d.Round(time.Second), bound)
+					if d > bound+30*time.Second {
 						t.Errorf("the apply failed after %s, more than the bound (%s) plus 30 s", d.Round(time.Second), bound)
 					}
 					if _, err := kq.KueueV1beta2().ClusterQueues().Get(ctx, "acc-down-three", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
