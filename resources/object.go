@@ -109,12 +109,16 @@ func (c *objectCRUD[M, S]) apply(ctx context.Context, creating bool, plan tfsdk.
 		write = r.Create
 	}
 	got, err := write(ctx, ref, desired)
-	if errors.Is(err, reconcile.ErrNotOwned) {
+	switch {
+	case errors.Is(err, reconcile.ErrNotOwned) && creating:
 		id := ref.String()
 		if c.importID != nil {
 			id = c.importID(ref)
 		}
 		diagnostics.NotOwned(diags, c.resourceType, id, "", err)
+		return
+	case errors.Is(err, reconcile.ErrNotOwned):
+		diagnostics.NotOwnedByUpdate(diags, "", err)
 		return
 	}
 	if err != nil {

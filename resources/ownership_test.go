@@ -502,3 +502,82 @@ resource "mlplatform_cluster_queue" "imp" {
 		},
 	})
 }
+
+// An update is not a back door: turning create_kubernetes_service_account
+// on for a KSA someone made, or pointing create_google_service_account at an
+// account someone made, would make destroy delete them. Both are refused
+// before any write, the objects are unchanged, the binding's state is as it
+// was (the next plan of the old configuration is empty), and destroy leaves
+// both objects.
+func TestAccUpdateNeverTakesOver(t *testing.T) {
+	t.Parallel()
+	env := acctest.Env(t)
+	core, _ := acctest.Kube(t)
+	ic := iamClient(t)
+	ctx := context.Background()
+	const ns = "acc-own-upd"
+	givenNamespace(t, ns)
+	if _, err := core.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "trainer"}}, asKubectl); err != nil {
+		t.Fatal(err)
+	}
+	hand := givenGSA(t, env.Project, "acc-own-upd-hand")
+	shared := givenGSA(t, env.Project, "acc-own-upd-shared")
+	gsaOf := func(email string) func(t *testing.T) string {
+		return func(t *testing.T) string {
+			sa, found, err := ic.ServiceAccount(ctx, email)
+			if err != nil || !found {
+				t.Fatalf("Google service account %s: found=%v, err=%v", email, found, err)
+			}
+			return fmt.Sprintf("%x %s", sa.GetEtag(), sa.GetDescription())
+		}
+	}
+	handBefore := gsaOf(hand)(t)
+	cfg := func(body string) string {
+		return acctest.ProviderConfig(t) + fmt.Sprintf(`
+resource "mlplatform_workload_identity" "x" {
+  namespace                  = %q
+  kubernetes_service_account = "trainer"
+%s
+}
+`, ns, body)
+	}
+	adopted := cfg("  create_kubernetes_service_account = false\n  google_service_account = \"" + shared + "\"")
+	unchanged := func() {
+		t.Helper()
+		ksa, err := core.CoreV1().ServiceAccounts(ns).Get(ctx, "trainer", metav1.GetOptions{})
+		if err != nil || ksa.Labels["app.kubernetes.io/managed-by"] != "" {
+			t.Errorf("the KSA someone made was taken over (labels %v, err=%v)", ksa.GetLabels(), err)
+		}
+		if after := gsaOf(hand)(t); after != handBefore {
+			t.Errorf("the Google service account someone made changed: %s → %s", handBefore, after)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy: func(*terraform.State) error {
+			unchanged()
+			if _, err := core.CoreV1().ServiceAccounts(ns).Get(ctx, "trainer", metav1.GetOptions{}); err != nil {
+				return fmt.Errorf("destroy deleted the KSA it had adopted: %v", err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{Config: adopted, ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			{
+				Config:      cfg("  create_kubernetes_service_account = true\n  google_service_account = \"" + shared + "\""),
+				ExpectError: wrapped(`(?s)Kubernetes Service Account acc-own-upd/trainer Is Not mlplatform's.*Nothing was written.*create_kubernetes_service_account = false`),
+			},
+			{
+				PreConfig:   unchanged,
+				Config:      cfg("  create_kubernetes_service_account = false\n  create_google_service_account = { account_id = \"acc-own-upd-hand\" }"),
+				ExpectError: wrapped(`(?s)Google Service Account acc-own-upd-hand@\S+ Is Not mlplatform's.*Nothing was written.*set google_service_account`),
+			},
+			{ // the refused updates left the state as it was: the old configuration plans nothing
+				PreConfig:          unchanged,
+				Config:             adopted,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: false,
+			},
+		},
+	})
+}

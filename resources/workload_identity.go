@@ -253,9 +253,14 @@ func (r *WorkloadIdentity) apply(ctx context.Context, plan tfsdk.Plan, prior *tf
 		diags.AddWarning("Some Node Pools Cannot Serve Workload Identity", msg)
 	}
 	var notOwned *reconcile.NotOwnedError
-	if errors.As(err, &notOwned) && prior == nil {
+	switch {
+	case errors.As(err, &notOwned) && prior == nil:
 		diagnostics.NotOwned(diags, "mlplatform_workload_identity", desired.Namespace+"/"+desired.KSA, notOwnedAdvice(desired, notOwned), err)
 		return // nothing was written, so nothing is recorded
+	case errors.As(err, &notOwned):
+		diagnostics.NotOwnedByUpdate(diags, notOwnedAdvice(desired, notOwned), err)
+		state.Raw = prior.Raw.Copy() // nothing was written: the state stays as it was
+		return
 	}
 	if err != nil {
 		diagnostics.Error(diags, "Could Not Apply Workload Identity "+desired.Namespace+"/"+desired.KSA, err)

@@ -93,6 +93,25 @@ func NotOwned(diags *diag.Diagnostics, resourceType, importID, otherwise string,
 		no.Kind, no.Name, resourceType, importID, resourceType, importID, otherwise, err))
 }
 
+// NotOwnedByUpdate reports an update that would write over, or come to own,
+// an object someone else made (a KSA or Google service account the
+// configuration now says to create, a platform-named network policy made by
+// hand): nothing was written. way is what to do instead.
+func NotOwnedByUpdate(diags *diag.Diagnostics, way string, err error) {
+	var no *reconcile.NotOwnedError
+	if !errors.As(err, &no) {
+		Error(diags, "Could Not Update", err)
+		return
+	}
+	if way == "" {
+		way = "delete or rename it if nothing needs it, or change the configuration so it does not need this object"
+	}
+	diags.AddError(titleCase(no.Kind)+" "+no.Name+" Is Not mlplatform's", fmt.Sprintf(
+		"This change would write over %s %s, which exists and was not created by mlplatform, and make this resource its owner "+
+			"(so that destroy would delete it). Nothing was written: the object is unchanged. To go on, %s.\n\nOriginal error: %v",
+		no.Kind, no.Name, way, err))
+}
+
 // titleCase upper-cases the first letter of each word but the small ones,
 // for summaries.
 func titleCase(s string) string {
@@ -125,8 +144,8 @@ func plain(err error) string {
 			"(a plan that would delete it stops before any deletion). Save what you need and delete them, or let the work finish; " +
 			"or, to delete the namespace with everything in it, set force_destroy = true on it and apply that before destroying."
 	case errors.Is(err, reconcile.ErrNotOwned):
-		return "The object already exists and was not created by mlplatform, so the provider left it unchanged. " +
-			"Import it (terraform import) to manage it, or choose another name."
+		return "An object of that name exists and was not created by mlplatform, so the provider left it unchanged. " +
+			"Delete or rename it if nothing needs it; to manage it with a resource of its own, import it (terraform import)."
 	case errors.Is(err, reconcile.ErrInUse):
 		return "Kueue still uses this object, so the provider did not delete it (Kueue would only hold it in Terminating). " +
 			"The details below name what uses it and what to do."

@@ -55,7 +55,7 @@ func TestExplain(t *testing.T) {
 		"anything else":     {errors.New("boom"), "the error below has the details"},
 		"namespace missing": {fmt.Errorf("apply LocalQueue team-a/gpu: %w", apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, "team-a")), "Create it first (mlplatform_team_namespace)"},
 		"timed out":         {fmt.Errorf("namespace x still present after 5m0s; still left: pods: 3: %w", context.DeadlineExceeded), "did not finish in time"},
-		"not owned":         {&reconcile.NotOwnedError{Kind: "Namespace", Name: "team-x"}, "Import it (terraform import)"},
+		"not owned":         {&reconcile.NotOwnedError{Kind: "Namespace", Name: "team-x"}, "left it unchanged. Delete or rename it if nothing needs it"},
 		"holds data":        {&reconcile.HoldsDataError{Namespace: "team-x", PVCs: []string{"ckpt (1Ti)"}}, "set force_destroy = true"},
 		"webhook, waited out": {&retry.Error{Waiting: "Kueue's webhook vclusterqueue.kb.io to answer", Waited: 3 * time.Minute, Attempts: 12,
 			Err: apierrors.NewInternalError(errors.New(`failed calling webhook "vclusterqueue.kb.io": connection refused`))},
@@ -96,5 +96,22 @@ func TestNotOwned(t *testing.T) {
 		if !strings.Contains(diags[0].Detail(), want) {
 			t.Errorf("detail lacks %q:\n%s", want, diags[0].Detail())
 		}
+	}
+}
+
+func TestNotOwnedByUpdate(t *testing.T) {
+	t.Parallel()
+	var diags diag.Diagnostics
+	NotOwnedByUpdate(&diags, "set google_service_account instead", &reconcile.NotOwnedError{Kind: reconcile.KindGSA, Name: "x@p.iam.gserviceaccount.com"})
+	if len(diags) != 1 || diags[0].Summary() != "Google Service Account x@p.iam.gserviceaccount.com Is Not mlplatform's" {
+		t.Fatalf("diagnostics %v", diags)
+	}
+	for _, want := range []string{"so that destroy would delete it", "Nothing was written", "To go on, set google_service_account instead."} {
+		if !strings.Contains(diags[0].Detail(), want) {
+			t.Errorf("detail lacks %q:\n%s", want, diags[0].Detail())
+		}
+	}
+	if strings.Contains(diags[0].Detail(), "terraform import") {
+		t.Error("an update of a resource in state is told to import it")
 	}
 }

@@ -59,7 +59,7 @@ func TestNotOwnedError(t *testing.T) {
 	}
 }
 
-// checkCreate decides, for each part of a binding that exists when it is
+// checkOwnership decides, for each part of a binding that exists when it is
 // created, whether it is the remains of mlplatform's own cut-off create
 // (completed) or someone else's (refused, naming the part).
 func TestWorkloadIdentityCheckCreate(t *testing.T) {
@@ -71,11 +71,25 @@ func TestWorkloadIdentityCheckCreate(t *testing.T) {
 	adopted := existing
 	adopted.CreateKSA = false
 	marked := &adminpb.ServiceAccount{Description: "Trains " + spec.GSAMarker}
+	adoptedBefore := existing
+	adoptedBefore.CreateKSA = false
+	createdBefore := created
 	cases := map[string]struct {
 		spec     spec.WorkloadIdentity
 		st       WorkloadIdentityStatus
-		wantKind string // "" = proceed
+		prior    *spec.WorkloadIdentity // nil: a create
+		wantKind string                 // "" = proceed
 	}{
+		// Updates: only what the configuration newly claims is checked.
+		"update: create_kubernetes_service_account turned on for a KSA someone made": {spec: existing, prior: &adoptedBefore,
+			st:       WorkloadIdentityStatus{KSAExists: true, Annotation: "shared@p.iam.gserviceaccount.com", AnnotationOwned: true, GSAExists: true, MemberGranted: true},
+			wantKind: KindKSA},
+		"update: create_google_service_account naming an account someone made": {spec: created, prior: &existing,
+			st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, GSAExists: true, GSA: &adminpb.ServiceAccount{}}, wantKind: KindGSA},
+		"update: the GSA the binding created before, unmarked (an earlier version)": {spec: created, prior: &createdBefore,
+			st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, GSAExists: true, GSA: &adminpb.ServiceAccount{}, MemberGranted: true}},
+		"update: a KSA created before, still marked": {spec: existing, prior: &existing,
+			st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, GSAExists: true, MemberGranted: true}},
 		"nothing exists":                       {spec: created},
 		"all mlplatform's, cut off":            {spec: created, st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, GSAExists: true, GSA: marked, GSAMarked: true, MemberGranted: true}},
 		"a KSA someone made":                   {spec: created, st: WorkloadIdentityStatus{KSAExists: true}, wantKind: KindKSA},
@@ -89,7 +103,7 @@ func TestWorkloadIdentityCheckCreate(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			err := WorkloadIdentities{}.checkCreate(tc.spec, tc.st)
+			err := WorkloadIdentities{}.checkOwnership(tc.spec, tc.st, tc.prior)
 			var no *NotOwnedError
 			switch {
 			case tc.wantKind == "" && err != nil:

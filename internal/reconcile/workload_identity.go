@@ -128,10 +128,11 @@ func (w WorkloadIdentities) observe(ctx context.Context, s spec.WorkloadIdentity
 // Preflight checks, before any write, that the binding can work: the
 // cluster has the workload pool the member names, the Kubernetes service
 // account exists when it is adopted (and is not someone else's when it is
-// to be created), and an existing GSA exists. It returns warnings about node
-// pools whose pods cannot get tokens. creating is false for an update, which
-// may take over a KSA that was adopted before.
-func (w WorkloadIdentities) Preflight(ctx context.Context, s spec.WorkloadIdentity, st WorkloadIdentityStatus, creating bool) (warnings []string, err error) {
+// to be created), and an existing GSA exists, and that no part it would come
+// to own is someone else's (checkOwnership). It returns warnings about node
+// pools whose pods cannot get tokens. prior is the binding as last applied
+// (nil on create).
+func (w WorkloadIdentities) Preflight(ctx context.Context, s spec.WorkloadIdentity, st WorkloadIdentityStatus, prior *spec.WorkloadIdentity) (warnings []string, err error) {
 	cl, err := w.GKE.WorkloadIdentity(ctx, w.Cluster)
 	if err != nil {
 		return nil, err
@@ -158,36 +159,42 @@ func (w WorkloadIdentities) Preflight(ctx context.Context, s spec.WorkloadIdenti
 		return warnings, fmt.Errorf("Google service account %s does not exist (or the provider's credentials may not read it); "+
 			"create it first, or use create_google_service_account: %w", s.GSA(), ErrPreflight)
 	}
-	if creating {
-		if err := w.checkCreate(s, st); err != nil {
-			return warnings, err
-		}
+	if err := w.checkOwnership(s, st, prior); err != nil {
+		return warnings, err
 	}
 	return warnings, nil
 }
 
-// checkCreate fails a create that would write over a part of a binding the
-// platform did not make (a *NotOwnedError). A part it made is the remains of
-// a create cut off after some writes, and is completed: the KSA it created
-// (marked), the annotation it set (its field manager owns it), the GSA it
-// created (marked), and the grant of a binding whose KSA or GSA is its own
-// (it writes the KSA before it grants).
-func (w WorkloadIdentities) checkCreate(s spec.WorkloadIdentity, st WorkloadIdentityStatus) error {
+// checkOwnership fails a write that would write over, and come to own, a
+// part of a binding the platform did not make (a *NotOwnedError):
+//   - on create, any part: a part the platform made is the remains of a
+//     create cut off after some writes, and is completed: the KSA it created
+//     (marked), the annotation it set (its field manager owns it), the GSA it
+//     created (marked), and the grant of a binding whose KSA or GSA is its
+//     own (it writes the KSA before it grants);
+//   - on update, the KSA or GSA the configuration newly says to create
+//     (create_kubernetes_service_account turned on, create_google_service_account
+//     naming an account the binding did not create): owning it would make
+//     destroy delete it. One the binding created before stays its own, marked
+//     or not (bindings of earlier versions did not mark their GSAs).
+func (w WorkloadIdentities) checkOwnership(s spec.WorkloadIdentity, st WorkloadIdentityStatus, prior *spec.WorkloadIdentity) error {
 	ksa := s.Namespace + "/" + s.KSA
+	creating := prior == nil
 	switch {
-	case s.CreateKSA && st.KSAExists && !st.KSAManaged:
+	case s.CreateKSA && st.KSAExists && !st.KSAManaged && (creating || !prior.CreateKSA):
 		return &NotOwnedError{Kind: KindKSA, Name: ksa}
-	case !s.CreateKSA && st.Annotation != "" && !st.AnnotationOwned:
+	case creating && !s.CreateKSA && st.Annotation != "" && !st.AnnotationOwned:
 		return &NotOwnedError{Kind: KindAnnotation, Name: ksa, Detail: fmt.Sprintf("%s names %s", spec.GSAAnnotation, st.Annotation)}
 	}
 	if !s.UsesGSA() {
 		return nil
 	}
+	createdBefore := !creating && prior.CreateGSA != nil && prior.GSA() == s.GSA()
 	gsaOurs := s.CreateGSA != nil && st.GSAExists && st.GSAMarked
 	switch {
-	case s.CreateGSA != nil && st.GSAExists && !st.GSAMarked:
+	case s.CreateGSA != nil && st.GSAExists && !st.GSAMarked && !createdBefore:
 		return &NotOwnedError{Kind: KindGSA, Name: s.GSA(), Detail: fmt.Sprintf("its description does not end with %q", spec.GSAMarker)}
-	case st.MemberGranted && !gsaOurs && !st.KSAManaged && !st.AnnotationOwned:
+	case creating && st.MemberGranted && !gsaOurs && !st.KSAManaged && !st.AnnotationOwned:
 		return &NotOwnedError{Kind: KindGrant, Name: fmt.Sprintf("%s for %s on %s", iam.WorkloadIdentityUser, s.Member(), s.GSA()),
 			Detail: "someone granted it before this binding existed"}
 	}
@@ -204,7 +211,7 @@ func (w WorkloadIdentities) Apply(ctx context.Context, prior *spec.WorkloadIdent
 	if err != nil {
 		return st, nil, err
 	}
-	warnings, err := w.Preflight(ctx, desired, st, prior == nil)
+	warnings, err := w.Preflight(ctx, desired, st, prior)
 	if err != nil {
 		return st, warnings, err
 	}
