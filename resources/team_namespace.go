@@ -2,6 +2,7 @@ package resources
 
 import (
 	"context"
+	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -149,8 +150,12 @@ func (r *TeamNamespace) protectData(ctx context.Context, req resource.ModifyPlan
 	if !ok {
 		return
 	}
-	if err := reconcile.NamespaceData(ctx, kc, name.ValueString()); err != nil {
+	err := reconcile.NamespaceData(ctx, kc, name.ValueString())
+	switch {
+	case errors.Is(err, reconcile.ErrHoldsData):
 		diagnostics.Error(&resp.Diagnostics, "Namespace "+name.ValueString()+" Holds Data", err)
+	case err != nil: // the check must run before anything is deleted: no check, no plan
+		diagnostics.Error(&resp.Diagnostics, "Could Not Check What Namespace "+name.ValueString()+" Holds", err)
 	}
 }
 
