@@ -54,7 +54,7 @@ func (t *transientTransport) RoundTrip(req *http.Request) (*http.Response, error
 	var resp *http.Response
 	fields := map[string]any{"method": req.Method, "path": req.URL.Path}
 	first := true
-	err := t.policy.Loop(req.Context(), fields, func(ctx context.Context) retry.Attempt {
+	err := t.policy.Loop(req.Context(), fields, func(ctx context.Context, cancel context.CancelFunc) retry.Attempt {
 		r := req
 		if !first {
 			r = req.Clone(ctx)
@@ -74,6 +74,9 @@ func (t *transientTransport) RoundTrip(req *http.Request) (*http.Response, error
 		}
 		waiting, failure := t.classify(ctx, r, resp)
 		if waiting == "" {
+			// The caller reads the body after this returns: the attempt's
+			// context (a retry's has a deadline) ends when it closes it.
+			resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 			return retry.Attempt{}
 		}
 		resp = nil
@@ -83,6 +86,18 @@ func (t *transientTransport) RoundTrip(req *http.Request) (*http.Response, error
 		return nil, err
 	}
 	return resp, nil
+}
+
+// cancelOnClose ends a retry's context once its response body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
 }
 
 // classify reads an error response and says what it waits for ("" when the

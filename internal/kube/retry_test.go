@@ -38,8 +38,24 @@ func (a *answers) RoundTrip(req *http.Request) (*http.Response, error) {
 	if len(a.replies) > 1 {
 		a.replies = a.replies[1:]
 	}
-	return &http.Response{StatusCode: r.code, Body: io.NopCloser(strings.NewReader(r.body)), Header: http.Header{}, Request: req}, nil
+	return &http.Response{StatusCode: r.code, Body: &liveBody{ctx: req.Context(), r: strings.NewReader(r.body)}, Header: http.Header{}, Request: req}, nil
 }
+
+// liveBody is a response body as net/http's is: it can be read only while
+// its request's context lives (client-go reads it after the round trip).
+type liveBody struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (b *liveBody) Read(p []byte) (int, error) {
+	if err := b.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return b.r.Read(p)
+}
+
+func (b *liveBody) Close() error { return nil }
 
 func status(code int, reason, msg string) string {
 	return `{"kind":"Status","apiVersion":"v1","status":"Failure","code":` + strconv.Itoa(code) + `,"reason":"` + reason + `","message":"` + msg + `"}`
@@ -92,9 +108,10 @@ func TestTransientTransport(t *testing.T) {
 			if resp.StatusCode != tc.wantCode {
 				t.Errorf("status %d, want %d", resp.StatusCode, tc.wantCode)
 			}
-			if got, _ := io.ReadAll(resp.Body); len(got) == 0 {
-				t.Error("the returned response lost its body")
+			if got, err := io.ReadAll(resp.Body); err != nil || len(got) == 0 {
+				t.Errorf("the returned response's body cannot be read after the round trip (%d bytes, err=%v)", len(got), err)
 			}
+			_ = resp.Body.Close()
 			if len(next.sent) != tc.wantCalls {
 				t.Fatalf("%d requests sent, want %d", len(next.sent), tc.wantCalls)
 			}

@@ -119,7 +119,12 @@ type Attempt struct {
 // anything is known to be transient, runs with ctx's own deadline). fields
 // are logged with each wait. It returns the last Attempt's error, in an
 // *Error when the bound or ctx ended the waiting.
-func (p Policy) Loop(ctx context.Context, fields map[string]any, try func(ctx context.Context) Attempt) error {
+//
+// try gets the attempt's context and its cancel. Loop cancels it after an
+// attempt that failed; after the one that succeeds, try owns it: what the
+// attempt returned may still be in use (an HTTP response whose body is read
+// after the round trip), so try calls cancel once that is done.
+func (p Policy) Loop(ctx context.Context, fields map[string]any, try func(ctx context.Context, cancel context.CancelFunc) Attempt) error {
 	start := p.now()
 	var last Attempt
 	for n := 1; ; n++ {
@@ -127,9 +132,11 @@ func (p Policy) Loop(ctx context.Context, fields map[string]any, try func(ctx co
 		if n > 1 {
 			actx, cancel = context.WithTimeout(ctx, p.Bound-p.now().Sub(start))
 		}
-		a := try(actx)
-		cut := n > 1 && actx.Err() != nil && ctx.Err() == nil
-		cancel()
+		a := try(actx, cancel)
+		cut := n > 1 && a.Err != nil && actx.Err() != nil && ctx.Err() == nil
+		if a.Err != nil || a.Waiting != "" {
+			cancel()
+		}
 		switch {
 		case cut: // the bound ran out during this retry: report the failure it retried
 			return &Error{Waiting: last.Waiting, Waited: p.now().Sub(start), Attempts: n, Err: last.Err}
@@ -159,9 +166,10 @@ func (p Policy) Loop(ctx context.Context, fields map[string]any, try func(ctx co
 // Do runs call until it succeeds or fails with an error classify does not
 // call transient, waiting out transient failures within the bound.
 func (p Policy) Do(ctx context.Context, classify Classify, call func(ctx context.Context) error) error {
-	return p.Loop(ctx, nil, func(ctx context.Context) Attempt {
+	return p.Loop(ctx, nil, func(ctx context.Context, cancel context.CancelFunc) Attempt {
 		err := call(ctx)
 		if err == nil {
+			cancel() // the call is complete: nothing of it is read later
 			return Attempt{}
 		}
 		return Attempt{Err: err, Waiting: classify(err)}
