@@ -45,9 +45,6 @@ type ClusterIdentityAPI interface {
 // Identity pool, so no binding can work.
 var ErrNoWorkloadPool = errors.New("no Workload Identity pool")
 
-// ErrPreflight is returned (wrapped) when a check before any write fails.
-var ErrPreflight = errors.New("pre-flight check failed")
-
 // WorkloadIdentities reconciles Workload Identity bindings: a Kubernetes
 // service account, its annotation, and the IAM member on a Google service
 // account (optionally created too).
