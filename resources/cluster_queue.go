@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -15,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -36,22 +36,14 @@ func NewClusterQueue() resource.Resource {
 	return &ClusterQueue{objectCRUD: objectCRUD[clusterQueueModel, spec.ClusterQueue]{
 		resourceType: "mlplatform_cluster_queue",
 		kind:         "ClusterQueue",
-		reconciler:   reconcilerOf[spec.ClusterQueue](reconcile.NewClusterQueues),
+		connect:      kubeReconciler[reconcile.Ref, spec.ClusterQueue, spec.ClusterQueue](reconcile.NewClusterQueues),
 		toSpec: func(ctx context.Context, m clusterQueueModel, d *diag.Diagnostics) spec.ClusterQueue {
 			return m.toSpec(ctx, d)
 		},
 		validate: spec.ClusterQueue.Validate,
 		ref:      func(m clusterQueueModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
-		toState:  clusterQueueState,
-		afterApply: func(ctx context.Context, kc *kube.Client, m clusterQueueModel, desired spec.ClusterQueue) error {
-			wait, timeout := waitSettings(m.WaitForActive, m.ActiveTimeout)
-			if !wait || desired.Defaulted().StopPolicy != "None" {
-				return nil
-			}
-			ctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			return reconcile.NewClusterQueues(kc).WaitReady(ctx, reconcile.Ref{Name: desired.Name}, reconcile.ExplainClusterQueue(desired))
-		},
+		toState:  specState(clusterQueueState),
+		wait:     func(m clusterQueueModel) (bool, time.Duration) { return waitSettings(m.WaitForActive, m.ActiveTimeout) },
 	}}
 }
 

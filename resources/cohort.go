@@ -29,13 +29,13 @@ func NewCohort() resource.Resource {
 	return &Cohort{objectCRUD: objectCRUD[cohortModel, spec.Cohort]{
 		resourceType: "mlplatform_cohort",
 		kind:         "Cohort",
-		reconciler:   reconcilerOf[spec.Cohort](reconcile.NewCohorts),
+		connect:      kubeReconciler[reconcile.Ref, spec.Cohort, spec.Cohort](reconcile.NewCohorts),
 		toSpec: func(ctx context.Context, m cohortModel, d *diag.Diagnostics) spec.Cohort {
 			return m.toSpec(ctx, d)
 		},
 		validate: spec.Cohort.Validate,
 		ref:      func(m cohortModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
-		toState:  cohortState,
+		toState:  specState(cohortState),
 	}}
 }
 

@@ -63,13 +63,13 @@ func TestAccListReadsNeverStale(t *testing.T) {
 	names := make([]string, 8)
 	for i := range names {
 		names[i] = fmt.Sprintf("list-reads-%d", i)
-		if _, err := classes.Apply(ctx, reconcile.Ref{Name: names[i]}, spec.WorkloadPriorityClass{Name: names[i], Value: int64(i)}); err != nil {
+		if _, err := classes.Update(ctx, reconcile.Ref{Name: names[i]}, spec.WorkloadPriorityClass{}, spec.WorkloadPriorityClass{Name: names[i], Value: int64(i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Cleanup(func() {
 		for _, n := range names {
-			_ = classes.Delete(context.Background(), reconcile.Ref{Name: n})
+			_ = classes.Delete(context.Background(), reconcile.Ref{Name: n}, spec.WorkloadPriorityClass{})
 		}
 	})
 
@@ -78,7 +78,7 @@ func TestAccListReadsNeverStale(t *testing.T) {
 	var g errgroup.Group
 	for i, n := range names {
 		g.Go(func() error {
-			got, found, err := classes.Observe(ctx, reconcile.Ref{Name: n})
+			got, found, err := classes.Observe(ctx, reconcile.Ref{Name: n}, spec.WorkloadPriorityClass{})
 			if err != nil || !found || got.Value != int64(i) {
 				return fmt.Errorf("observe %s: %+v found=%v err=%v", n, got, found, err)
 			}
@@ -95,10 +95,10 @@ func TestAccListReadsNeverStale(t *testing.T) {
 	// Write, then read back at once: the new value, never the listed one.
 	ref := reconcile.Ref{Name: names[0]}
 	for _, v := range []int64{100, 200} {
-		if _, err := classes.Apply(ctx, ref, spec.WorkloadPriorityClass{Name: ref.Name, Value: v}); err != nil {
+		if _, err := classes.Update(ctx, ref, spec.WorkloadPriorityClass{}, spec.WorkloadPriorityClass{Name: ref.Name, Value: v}); err != nil {
 			t.Fatal(err)
 		}
-		got, found, err := classes.Observe(ctx, ref)
+		got, found, err := classes.Observe(ctx, ref, spec.WorkloadPriorityClass{})
 		if err != nil || !found || got.Value != v {
 			t.Fatalf("after writing value %d, read %+v found=%v err=%v", v, got, found, err)
 		}
@@ -106,20 +106,20 @@ func TestAccListReadsNeverStale(t *testing.T) {
 	// Created after the list was read: found.
 	fresh := reconcile.Ref{Name: "list-reads-new"}
 	names = append(names, fresh.Name)
-	if _, _, err := classes.Observe(ctx, fresh); err != nil {
+	if _, _, err := classes.Observe(ctx, fresh, spec.WorkloadPriorityClass{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := classes.Apply(ctx, fresh, spec.WorkloadPriorityClass{Name: fresh.Name, Value: 7}); err != nil {
+	if _, err := classes.Update(ctx, fresh, spec.WorkloadPriorityClass{}, spec.WorkloadPriorityClass{Name: fresh.Name, Value: 7}); err != nil {
 		t.Fatal(err)
 	}
-	if got, found, err := classes.Observe(ctx, fresh); err != nil || !found || got.Value != 7 {
+	if got, found, err := classes.Observe(ctx, fresh, spec.WorkloadPriorityClass{}); err != nil || !found || got.Value != 7 {
 		t.Fatalf("created after the list: read %+v found=%v err=%v", got, found, err)
 	}
 	// Deleted after the list was read: gone.
-	if err := classes.Delete(ctx, ref); err != nil {
+	if err := classes.Delete(ctx, ref, spec.WorkloadPriorityClass{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, found, err := classes.Observe(ctx, ref); err != nil || found {
+	if got, found, err := classes.Observe(ctx, ref, spec.WorkloadPriorityClass{}); err != nil || found {
 		t.Fatalf("after delete, read %+v found=%v err=%v", got, found, err)
 	}
 }

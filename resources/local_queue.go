@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -12,9 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
-	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -35,24 +34,16 @@ func NewLocalQueue() resource.Resource {
 	return &LocalQueue{objectCRUD: objectCRUD[localQueueModel, spec.LocalQueue]{
 		resourceType: "mlplatform_local_queue",
 		kind:         "LocalQueue",
-		reconciler:   reconcilerOf[spec.LocalQueue](reconcile.NewLocalQueues),
+		connect:      kubeReconciler[reconcile.Ref, spec.LocalQueue, spec.LocalQueue](reconcile.NewLocalQueues),
 		toSpec:       func(_ context.Context, m localQueueModel, _ *diag.Diagnostics) spec.LocalQueue { return m.toSpec() },
 		validate:     spec.LocalQueue.Validate,
 		ref: func(m localQueueModel) reconcile.Ref {
 			return reconcile.Ref{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString()}
 		},
-		toState: func(_ context.Context, s spec.LocalQueue, prior localQueueModel, _ *diag.Diagnostics) localQueueModel {
+		toState: specState(func(_ context.Context, s spec.LocalQueue, prior localQueueModel, _ *diag.Diagnostics) localQueueModel {
 			return localQueueState(s, prior)
-		},
-		afterApply: func(ctx context.Context, kc *kube.Client, m localQueueModel, desired spec.LocalQueue) error {
-			wait, timeout := waitSettings(m.WaitForActive, m.ActiveTimeout)
-			if !wait || (desired.StopPolicy != "" && desired.StopPolicy != string(kueuev1beta2.None)) {
-				return nil
-			}
-			ctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			return reconcile.NewLocalQueues(kc).WaitReady(ctx, reconcile.Ref{Namespace: desired.Namespace, Name: desired.Name}, reconcile.ExplainLocalQueue(desired))
-		},
+		}),
+		wait: func(m localQueueModel) (bool, time.Duration) { return waitSettings(m.WaitForActive, m.ActiveTimeout) },
 	}}
 }
 

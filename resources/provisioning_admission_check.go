@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -38,9 +37,7 @@ func NewProvisioningAdmissionCheck() resource.Resource {
 	return &ProvisioningAdmissionCheck{objectCRUD: objectCRUD[provisioningAdmissionCheckModel, spec.ProvisioningAdmissionCheck]{
 		resourceType: "mlplatform_provisioning_admission_check",
 		kind:         "Provisioning AdmissionCheck",
-		reconciler: func(c *kube.Client) specReconciler[spec.ProvisioningAdmissionCheck] {
-			return reconcile.NewProvisioningAdmissionChecks(c)
-		},
+		connect:      kubeReconciler[reconcile.Ref, spec.ProvisioningAdmissionCheck, spec.ProvisioningAdmissionCheck](reconcile.NewProvisioningAdmissionChecks),
 		toSpec: func(ctx context.Context, m provisioningAdmissionCheckModel, d *diag.Diagnostics) spec.ProvisioningAdmissionCheck {
 			return m.toSpec(ctx, d)
 		},
@@ -48,7 +45,7 @@ func NewProvisioningAdmissionCheck() resource.Resource {
 		ref: func(m provisioningAdmissionCheckModel) reconcile.Ref {
 			return reconcile.Ref{Name: m.Name.ValueString()}
 		},
-		toState: provisioningAdmissionCheckState,
+		toState: specState(provisioningAdmissionCheckState),
 	}}
 }
 

@@ -66,27 +66,28 @@ func TestAccTrainingNetworkPoliciesReconcile(t *testing.T) {
 	r := func() reconcile.TrainingNetworkPolicies { return reconcile.NewTrainingNetworkPolicies(realKube(t)) }
 	ref := reconcile.Ref{Namespace: ns}
 
-	if _, found, err := r().Observe(ctx, ref); err != nil || found {
+	if _, found, err := r().Observe(ctx, ref, spec.TrainingNetworkPolicy{}); err != nil || found {
 		t.Fatalf("Observe before create: found=%v err=%v", found, err)
 	}
 	desired := spec.DefaultTrainingNetworkPolicy(ns)
 	desired.PublicHTTPSEgress = true
-	got, err := r().Apply(ctx, ref, desired)
+	res, err := r().Update(ctx, ref, desired, desired)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := res.Observed
 	want := desired
 	want.Rendered = netpol.Hashes(netpol.Render(desired))
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Apply (-want +got):\n%s", d)
 	}
-	if got, found, err := r().Observe(ctx, ref); err != nil || !found || cmp.Diff(want, got) != "" {
+	if got, found, err := r().Observe(ctx, ref, desired); err != nil || !found || cmp.Diff(want, got) != "" {
 		t.Errorf("Observe after Apply: found=%v err=%v (-want +got):\n%s", found, err, cmp.Diff(want, got))
 	}
 
 	// Public HTTPS and Google APIs off: their objects go, the foreign one stays.
 	desired.PublicHTTPSEgress, desired.GoogleAPIs = false, "none"
-	if _, err := r().Apply(ctx, ref, desired); err != nil {
+	if _, err := r().Update(ctx, ref, desired, desired); err != nil {
 		t.Fatal(err)
 	}
 	wantNames := []string{netpol.AllowDNS, netpol.AllowMetadata, netpol.AllowSameNamespace, netpol.DefaultDeny, "team-own-policy"}
@@ -98,7 +99,7 @@ func TestAccTrainingNetworkPoliciesReconcile(t *testing.T) {
 	if err := policies.Delete(ctx, netpol.AllowDNS, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _, _ := r().Observe(ctx, ref); got.DNS {
+	if got, _, _ := r().Observe(ctx, ref, desired); got.DNS {
 		t.Error("dns reads on after its object was deleted")
 	}
 	unlabelled := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: netpol.AllowPublicHTTPS},
@@ -106,15 +107,15 @@ func TestAccTrainingNetworkPoliciesReconcile(t *testing.T) {
 	if _, err := policies.Create(ctx, unlabelled, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _, _ := r().Observe(ctx, ref); got.PublicHTTPSEgress {
+	if got, _, _ := r().Observe(ctx, ref, desired); got.PublicHTTPSEgress {
 		t.Error("an unlabelled object with a platform name reads as the platform's")
 	}
 	desired.PublicHTTPSEgress = true
-	if _, err := r().Apply(ctx, ref, desired); err == nil {
+	if _, err := r().Update(ctx, ref, desired, desired); err == nil {
 		t.Error("Apply took over an unlabelled object with a platform name")
 	}
 
-	if err := r().Delete(ctx, ref); err != nil {
+	if err := r().Delete(ctx, ref, desired); err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff([]string{netpol.AllowPublicHTTPS, "team-own-policy"}, names()); d != "" {

@@ -34,13 +34,13 @@ func NewResourceFlavor() resource.Resource {
 	return &ResourceFlavor{objectCRUD: objectCRUD[resourceFlavorModel, spec.ResourceFlavor]{
 		resourceType: "mlplatform_resource_flavor",
 		kind:         "ResourceFlavor",
-		reconciler:   reconcilerOf[spec.ResourceFlavor](reconcile.NewResourceFlavors),
+		connect:      kubeReconciler[reconcile.Ref, spec.ResourceFlavor, spec.ResourceFlavor](reconcile.NewResourceFlavors),
 		toSpec: func(ctx context.Context, m resourceFlavorModel, d *diag.Diagnostics) spec.ResourceFlavor {
 			return m.toSpec(ctx, d)
 		},
 		validate: spec.ResourceFlavor.Validate,
 		ref:      func(m resourceFlavorModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
-		toState:  resourceFlavorState,
+		toState:  specState(resourceFlavorState),
 	}}
 }
 

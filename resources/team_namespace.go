@@ -17,7 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
-	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -39,16 +39,20 @@ func NewTeamNamespace() resource.Resource {
 	return &TeamNamespace{objectCRUD: objectCRUD[teamNamespaceModel, spec.TeamNamespace]{
 		resourceType: "mlplatform_team_namespace",
 		kind:         "Namespace",
-		reconciler:   reconcilerOf[spec.TeamNamespace](reconcile.NewTeamNamespaces),
+		connect:      kubeReconciler[reconcile.Ref, spec.TeamNamespace, spec.TeamNamespace](reconcile.NewTeamNamespaces),
 		toSpec: func(ctx context.Context, m teamNamespaceModel, d *diag.Diagnostics) spec.TeamNamespace {
 			return m.toSpec(ctx, d)
 		},
 		validate: spec.TeamNamespace.Validate,
 		ref:      func(m teamNamespaceModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
-		toState:  teamNamespaceState,
-		beforeDelete: func(ctx context.Context, kc *kube.Client, m teamNamespaceModel) error {
+		toState:  specState(teamNamespaceState),
+		beforeDelete: func(ctx context.Context, c *platform.Clients, m teamNamespaceModel) error {
 			if m.Force.ValueBool() {
 				return nil
+			}
+			kc, err := c.Kube(ctx)
+			if err != nil {
+				return err
 			}
 			return reconcile.NamespaceData(ctx, kc, m.Name.ValueString())
 		},
@@ -146,7 +150,7 @@ func (r *TeamNamespace) protectData(ctx context.Context, req resource.ModifyPlan
 	if resp.Diagnostics.HasError() || force.ValueBool() {
 		return
 	}
-	kc, ok := r.kube(ctx, &resp.Diagnostics)
+	kc, ok := connectKube(ctx, r.clients, &resp.Diagnostics)
 	if !ok {
 		return
 	}

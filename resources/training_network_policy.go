@@ -37,7 +37,7 @@ func NewTrainingNetworkPolicy() resource.Resource {
 	return &TrainingNetworkPolicy{objectCRUD: objectCRUD[trainingNetworkPolicyModel, spec.TrainingNetworkPolicy]{
 		resourceType: "mlplatform_training_network_policy",
 		kind:         "Training NetworkPolicies",
-		reconciler:   reconcilerOf[spec.TrainingNetworkPolicy](reconcile.NewTrainingNetworkPolicies),
+		connect:      kubeReconciler[reconcile.Ref, spec.TrainingNetworkPolicy, spec.TrainingNetworkPolicy](reconcile.NewTrainingNetworkPolicies),
 		toSpec: func(ctx context.Context, m trainingNetworkPolicyModel, d *diag.Diagnostics) spec.TrainingNetworkPolicy {
 			return m.toSpec(ctx, d)
 		},
@@ -45,8 +45,8 @@ func NewTrainingNetworkPolicy() resource.Resource {
 		ref: func(m trainingNetworkPolicyModel) reconcile.Ref {
 			return reconcile.Ref{Namespace: m.Namespace.ValueString()}
 		},
-		toState:  trainingNetworkPolicyState,
-		importID: func(ref reconcile.Ref) string { return ref.Namespace },
+		toState: specState(trainingNetworkPolicyState),
+		name:    func(ref reconcile.Ref) string { return ref.Namespace },
 	}}
 }
 

@@ -2,7 +2,6 @@ package resources
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
@@ -33,11 +31,33 @@ var (
 
 // WorkloadIdentity is mlplatform_workload_identity.
 type WorkloadIdentity struct {
-	clients *platform.Clients
+	crud[workloadIdentityModel, reconcile.Ref, spec.WorkloadIdentity, reconcile.WorkloadIdentityStatus]
 }
 
 // NewWorkloadIdentity is the resource constructor.
-func NewWorkloadIdentity() resource.Resource { return &WorkloadIdentity{} }
+func NewWorkloadIdentity() resource.Resource {
+	r := &WorkloadIdentity{}
+	r.crud = crud[workloadIdentityModel, reconcile.Ref, spec.WorkloadIdentity, reconcile.WorkloadIdentityStatus]{
+		kind:         "Workload Identity",
+		resourceType: "mlplatform_workload_identity",
+		connect:      connectWorkloadIdentities,
+		toSpec: func(ctx context.Context, m workloadIdentityModel, diags *diag.Diagnostics) spec.WorkloadIdentity {
+			return m.toSpec(ctx, r.providerProject(), diags)
+		},
+		validate: spec.WorkloadIdentity.Validate,
+		ref: func(m workloadIdentityModel) reconcile.Ref {
+			return reconcile.Ref{Namespace: m.Namespace.ValueString(), Name: m.KSA.ValueString()}
+		},
+		toState: func(_ context.Context, st reconcile.WorkloadIdentityStatus, s spec.WorkloadIdentity, prior workloadIdentityModel, _ *diag.Diagnostics) workloadIdentityModel {
+			return workloadIdentityState(s, st, prior)
+		},
+		readHint:       true,
+		completeRead:   r.completeImport,
+		notOwnedAdvice: notOwnedAdvice,
+		warningSummary: "Some Node Pools Cannot Serve Workload Identity",
+	}
+	return r
+}
 
 func (r *WorkloadIdentity) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_workload_identity"
@@ -100,10 +120,6 @@ func (r *WorkloadIdentity) Schema(_ context.Context, _ resource.SchemaRequest, r
 		},
 	}
 	resp.Schema = withObjectTypes(resp.Schema)
-}
-
-func (r *WorkloadIdentity) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *WorkloadIdentity) providerProject() string {
@@ -192,85 +208,35 @@ func (r *WorkloadIdentity) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 }
 
-// reconciler connects to the cluster and IAM, and, for an apply (which
-// checks the GKE cluster's workload pool first), to GKE.
-func (r *WorkloadIdentity) reconciler(ctx context.Context, forApply bool, diags *diag.Diagnostics) (reconcile.WorkloadIdentities, bool) {
-	var w reconcile.WorkloadIdentities
-	if forApply && (r.clients.Config.Cluster == "" || r.clients.Config.Location == "") {
+// connectWorkloadIdentities connects to the cluster and IAM, and, for an
+// apply (which checks the GKE cluster's workload pool first), to GKE.
+func connectWorkloadIdentities(ctx context.Context, c *platform.Clients, forApply bool, diags *diag.Diagnostics) (
+	reconcile.Reconciler[reconcile.Ref, spec.WorkloadIdentity, reconcile.WorkloadIdentityStatus], bool) {
+	if forApply && c != nil && (c.Config.Cluster == "" || c.Config.Location == "") {
 		diags.AddError("Cluster Not Set",
 			"A Workload Identity binding checks the GKE cluster's workload pool before writing: set cluster and location on the provider "+
 				"(or MLPLATFORM_CLUSTER and MLPLATFORM_LOCATION).")
-		return w, false
+		return nil, false
 	}
-	kc, err := r.clients.Kube(ctx)
-	if err != nil {
-		diagnostics.Error(diags, "Could Not Connect To The Kubernetes Cluster", err)
-		return w, false
+	kc, ok := connectKube(ctx, c, diags)
+	if !ok {
+		return nil, false
 	}
-	ic, err := r.clients.IAM(ctx)
+	ic, err := c.IAM(ctx)
 	if err != nil {
 		diagnostics.Error(diags, "Could Not Connect To IAM", err)
-		return w, false
+		return nil, false
 	}
 	var gc reconcile.ClusterIdentityAPI
 	if forApply {
-		c, err := r.clients.GKE(ctx)
+		g, err := c.GKE(ctx)
 		if err != nil {
 			diagnostics.Error(diags, "Could Not Connect To GKE", err)
-			return w, false
+			return nil, false
 		}
-		gc = c
+		gc = g
 	}
-	return reconcile.NewWorkloadIdentities(kc, ic, gc, r.clients.Config.ClusterName()), true
-}
-
-func (r *WorkloadIdentity) apply(ctx context.Context, plan tfsdk.Plan, prior *tfsdk.State, state *tfsdk.State, diags *diag.Diagnostics) {
-	var m workloadIdentityModel
-	diags.Append(getModel(ctx, plan, &m)...)
-	if diags.HasError() {
-		return
-	}
-	desired := m.toSpec(ctx, r.providerProject(), diags)
-	if errs := desired.Validate(); len(errs) > 0 {
-		diagnostics.FieldErrors(diags, errs)
-	}
-	var before *spec.WorkloadIdentity
-	if prior != nil {
-		var p workloadIdentityModel
-		diags.Append(getModel(ctx, prior, &p)...)
-		s := p.toSpec(ctx, r.providerProject(), diags)
-		before = &s
-	}
-	if diags.HasError() {
-		return
-	}
-	w, ok := r.reconciler(ctx, true, diags)
-	if !ok {
-		return
-	}
-	st, warnings, err := w.Apply(ctx, before, desired)
-	for _, msg := range warnings {
-		diags.AddWarning("Some Node Pools Cannot Serve Workload Identity", msg)
-	}
-	var notOwned *reconcile.NotOwnedError
-	switch {
-	case errors.As(err, &notOwned) && prior == nil:
-		diagnostics.NotOwned(diags, "mlplatform_workload_identity", desired.Namespace+"/"+desired.KSA, notOwnedAdvice(desired, notOwned), err)
-		return // nothing was written, so nothing is recorded
-	case errors.As(err, &notOwned):
-		diagnostics.NotOwnedByUpdate(diags, notOwnedAdvice(desired, notOwned), err)
-		state.Raw = prior.Raw.Copy() // nothing was written: the state stays as it was
-		return
-	}
-	if err != nil {
-		diagnostics.Error(diags, "Could Not Apply Workload Identity "+desired.Namespace+"/"+desired.KSA, err)
-		if prior == nil && (errors.Is(err, reconcile.ErrPreflight) || errors.Is(err, reconcile.ErrNoWorkloadPool)) {
-			return // nothing was written, so nothing is recorded
-		}
-		// Something may have been written: record it, so Terraform marks the
-		// binding tainted and the next apply cleans up and starts over.
-	}
-	diags.Append(setState(ctx, state, workloadIdentityState(desired, st, m))...)
+	return reconcile.NewWorkloadIdentities(kc, ic, gc, c.Config.ClusterName()), true
 }
 
 // notOwnedAdvice is the way out, other than import, when a create finds a
@@ -293,45 +259,17 @@ func notOwnedAdvice(s spec.WorkloadIdentity, e *reconcile.NotOwnedError) string 
 	return ""
 }
 
-func (r *WorkloadIdentity) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.apply(ctx, req.Plan, nil, &resp.State, &resp.Diagnostics)
-}
-
-func (r *WorkloadIdentity) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.apply(ctx, req.Plan, &req.State, &resp.State, &resp.Diagnostics)
-}
-
-func (r *WorkloadIdentity) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var m workloadIdentityModel
-	resp.Diagnostics.Append(getModel(ctx, req.State, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	w, ok := r.reconciler(ctx, false, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	if m.Mode.IsNull() { // imported: learn the rest from the KSA
-		if !r.completeImport(ctx, w, &m, &resp.Diagnostics) {
-			return
-		}
-	}
-	s := m.toSpec(ctx, r.providerProject(), &resp.Diagnostics)
-	st, err := w.Observe(ctx, s)
-	if err != nil {
-		diagnostics.Error(&resp.Diagnostics, "Could Not Read Workload Identity "+s.Namespace+"/"+s.KSA, err)
-		return
-	}
-	resp.Diagnostics.Append(setState(ctx, &resp.State, workloadIdentityState(s, st, m))...)
-}
-
 // completeImport fills an imported binding's settings from its KSA: created
 // by the platform or adopted (its managed-by label), and the GSA its
 // annotation names (none: direct mode).
-func (r *WorkloadIdentity) completeImport(ctx context.Context, w reconcile.WorkloadIdentities, m *workloadIdentityModel, diags *diag.Diagnostics) bool {
+func (r *WorkloadIdentity) completeImport(ctx context.Context, w reconcile.Reconciler[reconcile.Ref, spec.WorkloadIdentity, reconcile.WorkloadIdentityStatus],
+	m *workloadIdentityModel, diags *diag.Diagnostics) bool {
+	if !m.Mode.IsNull() {
+		return true // not imported, or already complete
+	}
 	probe := m.toSpec(ctx, r.providerProject(), diags)
 	probe.Mode = spec.ModeDirect
-	st, err := w.Observe(ctx, probe)
+	st, _, err := w.Observe(ctx, r.ref(*m), probe)
 	if err != nil {
 		diagnostics.Error(diags, "Could Not Import Workload Identity "+probe.Namespace+"/"+probe.KSA, err)
 		return false
@@ -350,24 +288,6 @@ func (r *WorkloadIdentity) completeImport(ctx context.Context, w reconcile.Workl
 		m.Mode, m.GSA = types.StringValue(spec.ModeGoogleServiceAccount), types.StringValue(st.Annotation)
 	}
 	return true
-}
-
-func (r *WorkloadIdentity) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var m workloadIdentityModel
-	resp.Diagnostics.Append(getModel(ctx, req.State, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	w, ok := r.reconciler(ctx, false, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	s := m.toSpec(ctx, r.providerProject(), &resp.Diagnostics)
-	ctx, cancel := context.WithTimeout(ctx, deleteTimeout)
-	defer cancel()
-	if err := w.Delete(ctx, s); err != nil {
-		diagnostics.Error(&resp.Diagnostics, "Could Not Delete Workload Identity "+s.Namespace+"/"+s.KSA, err)
-	}
 }
 
 // ImportState imports by NAMESPACE/KSA.

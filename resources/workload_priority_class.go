@@ -29,15 +29,15 @@ func NewWorkloadPriorityClass() resource.Resource {
 	return &WorkloadPriorityClass{objectCRUD: objectCRUD[workloadPriorityClassModel, spec.WorkloadPriorityClass]{
 		resourceType: "mlplatform_workload_priority_class",
 		kind:         "WorkloadPriorityClass",
-		reconciler:   reconcilerOf[spec.WorkloadPriorityClass](reconcile.NewWorkloadPriorityClasses),
+		connect:      kubeReconciler[reconcile.Ref, spec.WorkloadPriorityClass, spec.WorkloadPriorityClass](reconcile.NewWorkloadPriorityClasses),
 		toSpec: func(_ context.Context, m workloadPriorityClassModel, _ *diag.Diagnostics) spec.WorkloadPriorityClass {
 			return m.toSpec()
 		},
 		validate: spec.WorkloadPriorityClass.Validate,
 		ref:      func(m workloadPriorityClassModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
-		toState: func(_ context.Context, s spec.WorkloadPriorityClass, _ workloadPriorityClassModel, _ *diag.Diagnostics) workloadPriorityClassModel {
+		toState: specState(func(_ context.Context, s spec.WorkloadPriorityClass, _ workloadPriorityClassModel, _ *diag.Diagnostics) workloadPriorityClassModel {
 			return workloadPriorityClassState(s)
-		},
+		}),
 	}}
 }
 

@@ -18,6 +18,8 @@ import (
 // ClusterQueues reconciles Kueue ClusterQueues.
 type ClusterQueues = Object[spec.ClusterQueue, *kueuev1beta2.ClusterQueue, *kueueac.ClusterQueueApplyConfiguration]
 
+var _ Reconciler[Ref, spec.ClusterQueue, spec.ClusterQueue] = ClusterQueues{}
+
 // NewClusterQueues reconciles through c.
 func NewClusterQueues(c *kube.Client) ClusterQueues {
 	return ClusterQueues{
@@ -26,12 +28,14 @@ func NewClusterQueues(c *kube.Client) ClusterQueues {
 		API: func(string) ObjectAPI[*kueuev1beta2.ClusterQueue, *kueueac.ClusterQueueApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().ClusterQueues()
 		},
-		Build: kueue.ClusterQueue,
-		Read:  kueue.ClusterQueueSpec,
-		Diff:  DiffClusterQueue,
+		Build:    kueue.ClusterQueue,
+		Read:     kueue.ClusterQueueSpec,
+		DiffSpec: DiffClusterQueue,
 		Ready: func(q *kueuev1beta2.ClusterQueue) Readiness {
 			return ConditionReadiness(q.Status.Conditions, kueuev1beta2.ClusterQueueActive)
 		},
+		Awaits:  func(q spec.ClusterQueue) bool { return !held(q.StopPolicy) },
+		Explain: ExplainClusterQueue,
 		Blockers: func(ctx context.Context, ref Ref) ([]string, error) {
 			return queueWorkloads(ctx, c, ref.Name)
 		},

@@ -13,6 +13,8 @@ import (
 // Cohorts reconciles Kueue Cohorts.
 type Cohorts = Object[spec.Cohort, *kueuev1beta2.Cohort, *kueueac.CohortApplyConfiguration]
 
+var _ Reconciler[Ref, spec.Cohort, spec.Cohort] = Cohorts{}
+
 // NewCohorts reconciles through c.
 func NewCohorts(c *kube.Client) Cohorts {
 	return Cohorts{
@@ -21,9 +23,9 @@ func NewCohorts(c *kube.Client) Cohorts {
 		API: func(string) ObjectAPI[*kueuev1beta2.Cohort, *kueueac.CohortApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().Cohorts()
 		},
-		Build: kueue.Cohort,
-		Read:  kueue.CohortSpec,
-		Diff:  DiffCohort,
+		Build:    kueue.Cohort,
+		Read:     kueue.CohortSpec,
+		DiffSpec: DiffCohort,
 	}
 }
 

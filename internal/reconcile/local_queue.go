@@ -15,6 +15,8 @@ import (
 // LocalQueues reconciles Kueue LocalQueues.
 type LocalQueues = Object[spec.LocalQueue, *kueuev1beta2.LocalQueue, *kueueac.LocalQueueApplyConfiguration]
 
+var _ Reconciler[Ref, spec.LocalQueue, spec.LocalQueue] = LocalQueues{}
+
 // NewLocalQueues reconciles through c.
 func NewLocalQueues(c *kube.Client) LocalQueues {
 	return LocalQueues{
@@ -23,14 +25,20 @@ func NewLocalQueues(c *kube.Client) LocalQueues {
 		API: func(ns string) ObjectAPI[*kueuev1beta2.LocalQueue, *kueueac.LocalQueueApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().LocalQueues(ns)
 		},
-		Build: kueue.LocalQueue,
-		Read:  kueue.LocalQueueSpec,
-		Diff:  DiffLocalQueue,
+		Build:    kueue.LocalQueue,
+		Read:     kueue.LocalQueueSpec,
+		DiffSpec: DiffLocalQueue,
 		Ready: func(q *kueuev1beta2.LocalQueue) Readiness {
 			return ConditionReadiness(q.Status.Conditions, kueuev1beta2.LocalQueueActive)
 		},
+		Awaits:  func(q spec.LocalQueue) bool { return !held(q.StopPolicy) },
+		Explain: ExplainLocalQueue,
 	}
 }
+
+// held reports a stop policy that holds a queue, so it is not expected to
+// become active ("" is Kueue's default, None).
+func held(stopPolicy string) bool { return stopOrNone(stopPolicy) != string(kueuev1beta2.None) }
 
 // DiffLocalQueue names the fields of actual that differ from desired.
 func DiffLocalQueue(desired, actual spec.LocalQueue) []string {

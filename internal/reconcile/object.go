@@ -1,5 +1,3 @@
-// Package reconcile makes the cluster and the cloud match a spec:
-// Observe → Diff (pure) → Apply → Wait. It knows nothing of Terraform.
 package reconcile
 
 import (
@@ -44,13 +42,19 @@ type Object[S any, O metav1.Object, AC Labeled[AC]] struct {
 	API  func(namespace string) ObjectAPI[O, AC] // namespace is "" for cluster-scoped kinds
 	// List, when set, serves Observe from one LIST of the kind per provider
 	// process (kube.Listed); Apply and Delete invalidate it around writes.
-	List  *kube.ListCache[O]
-	Build func(S) AC                       // spec → apply configuration
-	Read  func(O) S                        // object → spec
-	Diff  func(desired, actual S) []string // names of fields that differ; empty = in sync
+	List     *kube.ListCache[O]
+	Build    func(S) AC                       // spec → apply configuration
+	Read     func(O) S                        // object → spec
+	DiffSpec func(desired, actual S) []string // names of fields that differ; empty = in sync
 	// Ready, when set, says whether the controller reports the object ready
 	// (for WaitReady).
 	Ready func(O) Readiness
+	// Awaits, when set, says whether a spec expects the object to become
+	// ready at all (a queue held by its stop policy does not); default yes.
+	Awaits func(S) bool
+	// Explain, when set, turns the controller's last reason for a spec into
+	// plain words, for the error when WaitReady runs out of time.
+	Explain func(S) func(Readiness) string
 	// Blockers, when set, lists what still uses the object (e.g. the
 	// ClusterQueues naming a flavor). Delete waits up to BlockedGrace for
 	// them to go (Terraform may be deleting them at the same time) and
@@ -76,15 +80,19 @@ func (r Ref) String() string {
 }
 
 // Observe reads the object; found is false when it does not exist. It is
-// the read path (Terraform's refresh): an object the kind's list holds is
-// taken from it, any other is read with a GET (the list may be filtered, or
-// older than the object; a failed list, e.g. not permitted, falls back too).
-func (o Object[S, O, AC]) Observe(ctx context.Context, ref Ref) (s S, found bool, err error) {
+// the read path (a refresh): an object the kind's list holds is taken from
+// it, any other is read with a GET (the list may be filtered, or older than
+// the object; a failed list, e.g. not permitted, falls back too). The hint
+// is not needed: what the server holds reads the same whatever was asked.
+func (o Object[S, O, AC]) Observe(ctx context.Context, ref Ref, _ S) (s S, found bool, err error) {
 	if obj, listed, err := o.List.Lookup(ctx, ref.Namespace, ref.Name); err == nil && listed {
 		return o.Read(obj), true, nil
 	}
 	return o.get(ctx, ref)
 }
+
+// Diff names the fields of actual that differ from desired.
+func (o Object[S, O, AC]) Diff(desired, actual S) []string { return o.DiffSpec(desired, actual) }
 
 // get reads the object with a GET.
 func (o Object[S, O, AC]) get(ctx context.Context, ref Ref) (s S, found bool, err error) {
@@ -99,13 +107,13 @@ func (o Object[S, O, AC]) get(ctx context.Context, ref Ref) (s S, found bool, er
 // the server's write (the object carries the platform's marker). An object
 // that exists without the marker is someone else's: Create fails with a
 // *NotOwnedError before any write.
-func (o Object[S, O, AC]) Create(ctx context.Context, ref Ref, desired S) (S, error) {
+func (o Object[S, O, AC]) Create(ctx context.Context, ref Ref, desired S) (Result[S], error) {
 	obj, found, err := o.ownOrAbsent(ctx, ref)
 	if err != nil {
-		var zero S
-		return zero, err
+		return Result[S]{}, err
 	}
-	return o.write(ctx, ref, desired, obj, found, true)
+	got, err := o.write(ctx, ref, desired, obj, found, true)
+	return Result[S]{Observed: got}, err
 }
 
 // CheckCreate returns the *NotOwnedError Create would, without writing: for
@@ -125,11 +133,18 @@ func (o Object[S, O, AC]) ownOrAbsent(ctx context.Context, ref Ref) (obj O, foun
 	return obj, found, err
 }
 
-// Apply makes an object the platform manages (created or imported) match
+// Update makes an object the platform manages (created or imported) match
 // desired, and returns what the server then holds. It writes only when a
 // fresh read shows a difference. An object the platform created keeps its
 // marker; one it imported is not marked. One that has gone is created again.
-func (o Object[S, O, AC]) Apply(ctx context.Context, ref Ref, desired S) (S, error) {
+// prior is not needed: the fresh read is what is compared.
+func (o Object[S, O, AC]) Update(ctx context.Context, ref Ref, _, desired S) (Result[S], error) {
+	got, err := o.apply(ctx, ref, desired)
+	return Result[S]{Observed: got}, err
+}
+
+// apply is Update for reconcilers that compose objects.
+func (o Object[S, O, AC]) apply(ctx context.Context, ref Ref, desired S) (S, error) {
 	obj, found, err := o.getObject(ctx, ref)
 	if err != nil {
 		var zero S
@@ -165,7 +180,7 @@ func (o Object[S, O, AC]) getObject(ctx context.Context, ref Ref) (obj O, found 
 func (o Object[S, O, AC]) write(ctx context.Context, ref Ref, desired S, current O, found, mark bool) (S, error) {
 	var zero S
 	if found {
-		if actual := o.Read(current); len(o.Diff(desired, actual)) == 0 {
+		if actual := o.Read(current); len(o.DiffSpec(desired, actual)) == 0 {
 			return actual, nil // a created object has its marker already: only what is marked or new is marked
 		}
 	}
@@ -184,7 +199,7 @@ func (o Object[S, O, AC]) write(ctx context.Context, ref Ref, desired S, current
 		return zero, fmt.Errorf("apply %s %s: %w", o.Kind, ref, err)
 	}
 	got := o.Read(obj)
-	if len(o.Diff(desired, got)) == 0 {
+	if len(o.DiffSpec(desired, got)) == 0 {
 		return got, nil
 	}
 	patch, err := managedFieldsPatch(build(got), build(desired))
@@ -195,9 +210,8 @@ func (o Object[S, O, AC]) write(ctx context.Context, ref Ref, desired S, current
 		return zero, fmt.Errorf("restore fields of %s %s set by another writer: %w", o.Kind, ref, err)
 	}
 	got = o.Read(obj)
-	if d := o.Diff(desired, got); len(d) > 0 {
-		return got, fmt.Errorf("%s %s: the server keeps %s different from the configuration after apply "+
-			"(a webhook or controller is changing it); configure the value the server settles on", o.Kind, ref, strings.Join(d, ", "))
+	if d := o.DiffSpec(desired, got); len(d) > 0 {
+		return got, &SettledError{Kind: o.Kind, Name: ref.String(), Fields: d}
 	}
 	return got, nil
 }
@@ -205,6 +219,39 @@ func (o Object[S, O, AC]) write(ctx context.Context, ref Ref, desired S, current
 // ErrInUse is returned (wrapped) when Delete refuses to delete an object
 // that others still use.
 var ErrInUse = errors.New("still in use")
+
+// InUseError is a delete refused because others still use the object: Kueue
+// would keep it (finalizer kueue.x-k8s.io/resource-in-use) until they let go.
+// Nothing was deleted.
+type InUseError struct {
+	Kind, Name string
+	Users      []string // e.g. ClusterQueue team-a
+}
+
+func (e *InUseError) Error() string {
+	return fmt.Sprintf("%s %s is still used by %s, so Kueue would keep it (finalizer kueue.x-k8s.io/resource-in-use) "+
+		"until they let go; it was not deleted", e.Kind, e.Name, strings.Join(e.Users, ", "))
+}
+
+func (e *InUseError) Unwrap() error { return ErrInUse }
+
+// ErrNotSettled is returned (wrapped) when the server keeps fields different
+// from the spec after a write.
+var ErrNotSettled = errors.New("server keeps fields different from the spec")
+
+// SettledError names the fields a webhook or controller keeps changing back
+// after a write.
+type SettledError struct {
+	Kind, Name string
+	Fields     []string
+}
+
+func (e *SettledError) Error() string {
+	return fmt.Sprintf("%s %s: the server keeps %s different from the spec after the write (a webhook or controller is changing it)",
+		e.Kind, e.Name, strings.Join(e.Fields, ", "))
+}
+
+func (e *SettledError) Unwrap() error { return ErrNotSettled }
 
 func (o Object[S, O, AC]) waitUnblocked(ctx context.Context, ref Ref) error {
 	if o.Blockers == nil {
@@ -227,11 +274,7 @@ func (o Object[S, O, AC]) waitUnblocked(ctx context.Context, ref Ref) error {
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("%s %s is still used by %s, so Kueue would keep it (finalizer kueue.x-k8s.io/resource-in-use) "+
-				"until they let go; it was not deleted. Let those finish or remove them first, or reference this object from their "+
-				"configuration (e.g. mlplatform_resource_flavor.x.name) so Terraform deletes them before it. If they stay and only stop naming it, "+
-				"Terraform deletes it before it updates them: set lifecycle { create_before_destroy = true } on it, or apply the change to them first: %w",
-				o.Kind, ref, strings.Join(blockers, ", "), ErrInUse)
+			return &InUseError{Kind: o.Kind, Name: ref.String(), Users: blockers}
 		}
 		select {
 		case <-ctx.Done():
@@ -256,7 +299,11 @@ func managedFieldsPatch(actual, desired any) ([]byte, error) {
 
 // Delete deletes the object and waits until it is gone (finalizers done) or
 // ctx ends. Deleting an object that does not exist succeeds.
-func (o Object[S, O, AC]) Delete(ctx context.Context, ref Ref) error {
+func (o Object[S, O, AC]) Delete(ctx context.Context, ref Ref, _ S) error {
+	return o.delete(ctx, ref)
+}
+
+func (o Object[S, O, AC]) delete(ctx context.Context, ref Ref) error {
 	if err := o.waitUnblocked(ctx, ref); err != nil {
 		return err
 	}

@@ -28,9 +28,9 @@ func NewAdmissionChecks(c *kube.Client) AdmissionChecks {
 		API: func(string) ObjectAPI[*kueuev1beta2.AdmissionCheck, *kueueac.AdmissionCheckApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().AdmissionChecks()
 		},
-		Build: kueue.AdmissionCheck,
-		Read:  kueue.AdmissionCheckSpec,
-		Diff:  DiffAdmissionCheck,
+		Build:    kueue.AdmissionCheck,
+		Read:     kueue.AdmissionCheckSpec,
+		DiffSpec: DiffAdmissionCheck,
 		Blockers: func(ctx context.Context, ref Ref) ([]string, error) {
 			return admissionCheckUsers(ctx, c, ref.Name)
 		},
@@ -66,9 +66,9 @@ func NewProvisioningRequestConfigs(c *kube.Client) ProvisioningRequestConfigs {
 		API: func(string) ObjectAPI[*kueuev1beta2.ProvisioningRequestConfig, *kueueac.ProvisioningRequestConfigApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().ProvisioningRequestConfigs()
 		},
-		Build: kueue.ProvisioningRequestConfig,
-		Read:  kueue.ProvisioningRequestConfigSpec,
-		Diff:  DiffProvisioningRequestConfig,
+		Build:    kueue.ProvisioningRequestConfig,
+		Read:     kueue.ProvisioningRequestConfigSpec,
+		DiffSpec: DiffProvisioningRequestConfig,
 	}
 }
 
@@ -124,6 +124,12 @@ type ProvisioningAdmissionChecks struct {
 	Configs ProvisioningRequestConfigs
 }
 
+var (
+	_ Reconciler[Ref, spec.ProvisioningAdmissionCheck, spec.ProvisioningAdmissionCheck] = ProvisioningAdmissionChecks{}
+	_ Reconciler[Ref, spec.AdmissionCheck, spec.AdmissionCheck]                         = AdmissionChecks{}
+	_ Reconciler[Ref, spec.ProvisioningAdmissionCheck, spec.ProvisioningAdmissionCheck] = ProvisioningRequestConfigs{}
+)
+
 // NewProvisioningAdmissionChecks reconciles through c.
 func NewProvisioningAdmissionChecks(c *kube.Client) ProvisioningAdmissionChecks {
 	return ProvisioningAdmissionChecks{Checks: NewAdmissionChecks(c), Configs: NewProvisioningRequestConfigs(c)}
@@ -131,21 +137,27 @@ func NewProvisioningAdmissionChecks(c *kube.Client) ProvisioningAdmissionChecks 
 
 // Observe reads both objects; found is false unless both exist (a half that
 // is missing is re-created by the next apply).
-func (p ProvisioningAdmissionChecks) Observe(ctx context.Context, ref Ref) (spec.ProvisioningAdmissionCheck, bool, error) {
-	cfg, found, err := p.Configs.Observe(ctx, ref)
+func (p ProvisioningAdmissionChecks) Observe(ctx context.Context, ref Ref, hint spec.ProvisioningAdmissionCheck) (spec.ProvisioningAdmissionCheck, bool, error) {
+	cfg, found, err := p.Configs.Observe(ctx, ref, hint)
 	if err != nil || !found {
 		return cfg, false, err
 	}
-	_, found, err = p.Checks.Observe(ctx, ref)
+	_, found, err = p.Checks.Observe(ctx, ref, hint.AdmissionCheck())
 	return cfg, found, err
+}
+
+// Diff names the fields of the config that differ (the check follows from
+// it: it names the config).
+func (p ProvisioningAdmissionChecks) Diff(desired, actual spec.ProvisioningAdmissionCheck) []string {
+	return p.Configs.Diff(desired, actual)
 }
 
 // Create creates both objects, the config first. Either existing without the
 // platform's marker fails the create before anything is written.
-func (p ProvisioningAdmissionChecks) Create(ctx context.Context, ref Ref, desired spec.ProvisioningAdmissionCheck) (spec.ProvisioningAdmissionCheck, error) {
+func (p ProvisioningAdmissionChecks) Create(ctx context.Context, ref Ref, desired spec.ProvisioningAdmissionCheck) (Result[spec.ProvisioningAdmissionCheck], error) {
 	for _, check := range []func(context.Context, Ref) error{p.Configs.CheckCreate, p.Checks.CheckCreate} {
 		if err := check(ctx, ref); err != nil {
-			return spec.ProvisioningAdmissionCheck{}, err
+			return Result[spec.ProvisioningAdmissionCheck]{}, err
 		}
 	}
 	got, err := p.Configs.Create(ctx, ref, desired)
@@ -158,26 +170,30 @@ func (p ProvisioningAdmissionChecks) Create(ctx context.Context, ref Ref, desire
 	return got, nil
 }
 
-// Apply makes both objects match desired, the config first, and returns
+// Update makes both objects match desired, the config first, and returns
 // what the server then holds.
-func (p ProvisioningAdmissionChecks) Apply(ctx context.Context, ref Ref, desired spec.ProvisioningAdmissionCheck) (spec.ProvisioningAdmissionCheck, error) {
-	got, err := p.Configs.Apply(ctx, ref, desired)
+func (p ProvisioningAdmissionChecks) Update(ctx context.Context, ref Ref, _, desired spec.ProvisioningAdmissionCheck) (Result[spec.ProvisioningAdmissionCheck], error) {
+	got, err := p.Configs.apply(ctx, ref, desired)
 	if err != nil {
-		return got, err
+		return Result[spec.ProvisioningAdmissionCheck]{Observed: got}, err
 	}
-	if _, err := p.Checks.Apply(ctx, ref, desired.AdmissionCheck()); err != nil {
-		return got, err
-	}
-	return got, nil
+	_, err = p.Checks.apply(ctx, ref, desired.AdmissionCheck())
+	return Result[spec.ProvisioningAdmissionCheck]{Observed: got}, err
+}
+
+// WaitReady returns at once: the check's controller reports on it only once
+// a ClusterQueue uses it, and that queue waits for it.
+func (p ProvisioningAdmissionChecks) WaitReady(context.Context, Ref, spec.ProvisioningAdmissionCheck) error {
+	return nil
 }
 
 // Delete deletes the AdmissionCheck and waits until it is gone, then deletes
 // the config. While a ClusterQueue lists the check, nothing is deleted and
-// Delete fails saying which (after a grace period in which Terraform may be
-// deleting the queue).
-func (p ProvisioningAdmissionChecks) Delete(ctx context.Context, ref Ref) error {
-	if err := p.Checks.Delete(ctx, ref); err != nil {
+// Delete fails saying which (after a grace period in which the queue may be
+// being deleted at the same time).
+func (p ProvisioningAdmissionChecks) Delete(ctx context.Context, ref Ref, _ spec.ProvisioningAdmissionCheck) error {
+	if err := p.Checks.delete(ctx, ref); err != nil {
 		return err
 	}
-	return p.Configs.Delete(ctx, ref)
+	return p.Configs.delete(ctx, ref)
 }

@@ -163,12 +163,12 @@ func newFakeProvisioning() fakeProvisioning {
 	cfgs := fakeAPI[*kueuev1beta2.ProvisioningRequestConfig, *kueueac.ProvisioningRequestConfigApplyConfiguration]{
 		kind: "ProvisioningRequestConfig", mu: mu, log: log, objs: f.cfgs, new: func() *kueuev1beta2.ProvisioningRequestConfig { return &kueuev1beta2.ProvisioningRequestConfig{} }}
 	f.rec = ProvisioningAdmissionChecks{
-		Checks: AdmissionChecks{Kind: "AdmissionCheck", Build: kueue.AdmissionCheck, Read: kueue.AdmissionCheckSpec, Diff: DiffAdmissionCheck, Poll: time.Millisecond,
+		Checks: AdmissionChecks{Kind: "AdmissionCheck", Build: kueue.AdmissionCheck, Read: kueue.AdmissionCheckSpec, DiffSpec: DiffAdmissionCheck, Poll: time.Millisecond,
 			API: func(string) ObjectAPI[*kueuev1beta2.AdmissionCheck, *kueueac.AdmissionCheckApplyConfiguration] {
 				return checks
 			}},
 		Configs: ProvisioningRequestConfigs{Kind: "ProvisioningRequestConfig", Build: kueue.ProvisioningRequestConfig, Read: kueue.ProvisioningRequestConfigSpec,
-			Diff: DiffProvisioningRequestConfig, Poll: time.Millisecond,
+			DiffSpec: DiffProvisioningRequestConfig, Poll: time.Millisecond,
 			API: func(string) ObjectAPI[*kueuev1beta2.ProvisioningRequestConfig, *kueueac.ProvisioningRequestConfigApplyConfiguration] {
 				return cfgs
 			}},
@@ -185,40 +185,40 @@ func TestProvisioningAdmissionChecks(t *testing.T) {
 	ref := Ref{Name: "dws"}
 	f := newFakeProvisioning()
 
-	got, err := f.rec.Apply(ctx, ref, dws())
+	res, err := f.rec.Update(ctx, ref, spec.ProvisioningAdmissionCheck{}, dws())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(dws(), got); diff != "" {
+	if diff := cmp.Diff(dws(), res.Observed); diff != "" {
 		t.Errorf("applied (-want +got):\n%s", diff)
 	}
-	if _, err := f.rec.Apply(ctx, ref, dws()); err != nil { // in sync: no write
+	if _, err := f.rec.Update(ctx, ref, dws(), dws()); err != nil { // in sync: no write
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"apply ProvisioningRequestConfig dws", "apply AdmissionCheck dws"}, *f.log); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
-	if _, found, err := f.rec.Observe(ctx, ref); err != nil || !found {
+	if _, found, err := f.rec.Observe(ctx, ref, dws()); err != nil || !found {
 		t.Errorf("Observe: found=%v err=%v, want found", found, err)
 	}
 
 	delete(f.checks, "dws") // out of band
-	if _, found, err := f.rec.Observe(ctx, ref); err != nil || found {
+	if _, found, err := f.rec.Observe(ctx, ref, dws()); err != nil || found {
 		t.Errorf("Observe without the check: found=%v err=%v, want not found", found, err)
 	}
 
 	*f.log = nil
-	if _, err := f.rec.Apply(ctx, ref, dws()); err != nil {
+	if _, err := f.rec.Update(ctx, ref, dws(), dws()); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.rec.Delete(ctx, ref); err != nil {
+	if err := f.rec.Delete(ctx, ref, dws()); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"apply AdmissionCheck dws", "delete AdmissionCheck dws", "delete ProvisioningRequestConfig dws"}
 	if diff := cmp.Diff(want, *f.log); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
-	if _, found, err := f.rec.Observe(ctx, ref); err != nil || found {
+	if _, found, err := f.rec.Observe(ctx, ref, dws()); err != nil || found {
 		t.Errorf("Observe after delete: found=%v err=%v", found, err)
 	}
 }

@@ -31,11 +31,16 @@ func ConditionReadiness(conds []metav1.Condition, t string) Readiness {
 // ErrNotReady is returned (wrapped) when an object does not become ready in time.
 var ErrNotReady = errors.New("not ready")
 
-// WaitReady polls the object until o.Ready says so, or ctx ends. explain
-// turns the last reported reason into plain words (may be nil).
-func (o Object[S, O, AC]) WaitReady(ctx context.Context, ref Ref, explain func(Readiness) string) error {
-	if o.Ready == nil {
+// WaitReady polls the object until o.Ready says so, or ctx ends. A kind
+// without Ready, or a spec that does not await readiness (o.Awaits), returns
+// at once.
+func (o Object[S, O, AC]) WaitReady(ctx context.Context, ref Ref, desired S) error {
+	if o.Ready == nil || (o.Awaits != nil && !o.Awaits(desired)) {
 		return nil
+	}
+	var explain func(Readiness) string
+	if o.Explain != nil {
+		explain = o.Explain(desired)
 	}
 	poll := o.Poll
 	if poll == 0 {

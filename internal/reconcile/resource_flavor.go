@@ -16,6 +16,8 @@ import (
 // ResourceFlavors reconciles Kueue ResourceFlavors.
 type ResourceFlavors = Object[spec.ResourceFlavor, *kueuev1beta2.ResourceFlavor, *kueueac.ResourceFlavorApplyConfiguration]
 
+var _ Reconciler[Ref, spec.ResourceFlavor, spec.ResourceFlavor] = ResourceFlavors{}
+
 // NewResourceFlavors reconciles through c.
 func NewResourceFlavors(c *kube.Client) ResourceFlavors {
 	return ResourceFlavors{
@@ -24,9 +26,9 @@ func NewResourceFlavors(c *kube.Client) ResourceFlavors {
 		API: func(string) ObjectAPI[*kueuev1beta2.ResourceFlavor, *kueueac.ResourceFlavorApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().ResourceFlavors()
 		},
-		Build: kueue.ResourceFlavor,
-		Read:  kueue.ResourceFlavorSpec,
-		Diff:  DiffResourceFlavor,
+		Build:    kueue.ResourceFlavor,
+		Read:     kueue.ResourceFlavorSpec,
+		DiffSpec: DiffResourceFlavor,
 		Blockers: func(ctx context.Context, ref Ref) ([]string, error) {
 			return flavorUsers(ctx, c, ref.Name)
 		},

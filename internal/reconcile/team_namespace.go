@@ -14,6 +14,8 @@ import (
 // TeamNamespaces reconciles team namespaces.
 type TeamNamespaces = Object[spec.TeamNamespace, *corev1.Namespace, *corev1ac.NamespaceApplyConfiguration]
 
+var _ Reconciler[Ref, spec.TeamNamespace, spec.TeamNamespace] = TeamNamespaces{}
+
 // NewTeamNamespaces reconciles through c.
 func NewTeamNamespaces(c *kube.Client) TeamNamespaces {
 	return TeamNamespaces{
@@ -22,10 +24,10 @@ func NewTeamNamespaces(c *kube.Client) TeamNamespaces {
 		API: func(string) ObjectAPI[*corev1.Namespace, *corev1ac.NamespaceApplyConfiguration] {
 			return c.Core.CoreV1().Namespaces()
 		},
-		Build: kueue.TeamNamespace,
-		Read:  kueue.TeamNamespaceSpec,
-		Diff:  DiffTeamNamespace,
-		Stuck: namespaceLeftovers,
+		Build:    kueue.TeamNamespace,
+		Read:     kueue.TeamNamespaceSpec,
+		DiffSpec: DiffTeamNamespace,
+		Stuck:    namespaceLeftovers,
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,6 +30,8 @@ type TrainingNetworkPolicies struct {
 	// around their writes.
 	List *kube.ListCache[*networkingv1.NetworkPolicy]
 }
+
+var _ Reconciler[Ref, spec.TrainingNetworkPolicy, spec.TrainingNetworkPolicy] = TrainingNetworkPolicies{}
 
 // NewTrainingNetworkPolicies reconciles through c.
 func NewTrainingNetworkPolicies(c *kube.Client) TrainingNetworkPolicies {
@@ -71,11 +72,11 @@ func managed(marked, unmarked []networkingv1.NetworkPolicy) []networkingv1.Netwo
 }
 
 // Observe reads the objects back into a spec (netpol.Read); found is false
-// when none of them exists. It is the read path (Terraform's refresh): the
+// when none of them exists. It is the read path (a refresh): the
 // objects come from List when it is set. That list holds exactly the marked
 // objects; a namespace with none of them (gone, or imported and not applied
 // yet) is listed itself.
-func (t TrainingNetworkPolicies) Observe(ctx context.Context, ref Ref) (spec.TrainingNetworkPolicy, bool, error) {
+func (t TrainingNetworkPolicies) Observe(ctx context.Context, ref Ref, _ spec.TrainingNetworkPolicy) (spec.TrainingNetworkPolicy, bool, error) {
 	if objs, ok := t.listed(ctx, ref.Namespace); ok && len(objs) > 0 {
 		return netpol.Read(ref.Namespace, objs), true, nil
 	}
@@ -112,17 +113,46 @@ func (t TrainingNetworkPolicies) observe(ctx context.Context, ref Ref) (spec.Tra
 // write and that the platform did not create fails the create, before any
 // write; platform-named objects the configuration does not render are left
 // alone.
-func (t TrainingNetworkPolicies) Create(ctx context.Context, ref Ref, desired spec.TrainingNetworkPolicy) (spec.TrainingNetworkPolicy, error) {
-	return t.apply(ctx, ref, desired, true)
+func (t TrainingNetworkPolicies) Create(ctx context.Context, ref Ref, desired spec.TrainingNetworkPolicy) (Result[spec.TrainingNetworkPolicy], error) {
+	got, err := t.apply(ctx, ref, desired, true)
+	return Result[spec.TrainingNetworkPolicy]{Observed: got}, err
 }
 
-// Apply makes the managed policies match desired: it writes each rendered
+// Update makes the managed policies match desired: it writes each rendered
 // object whose content differs (server-side apply, forced), deletes managed
 // objects no longer rendered, and returns what the server then holds. Once
 // the platform has created some of a namespace's policies, an object of a
 // platform name that someone else made is not written over.
-func (t TrainingNetworkPolicies) Apply(ctx context.Context, ref Ref, desired spec.TrainingNetworkPolicy) (spec.TrainingNetworkPolicy, error) {
-	return t.apply(ctx, ref, desired, false)
+func (t TrainingNetworkPolicies) Update(ctx context.Context, ref Ref, _, desired spec.TrainingNetworkPolicy) (Result[spec.TrainingNetworkPolicy], error) {
+	got, err := t.apply(ctx, ref, desired, false)
+	return Result[spec.TrainingNetworkPolicy]{Observed: got}, err
+}
+
+// Diff names the policy objects whose content differs from what desired
+// renders, or that desired no longer renders.
+func (t TrainingNetworkPolicies) Diff(desired, actual spec.TrainingNetworkPolicy) []string {
+	return diffRendered(netpol.Hashes(netpol.Render(desired)), actual.Rendered)
+}
+
+func diffRendered(want, got map[string]string) []string {
+	var differ []string
+	for name, h := range want {
+		if got[name] != h {
+			differ = append(differ, name)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			differ = append(differ, name)
+		}
+	}
+	slices.Sort(differ)
+	return differ
+}
+
+// WaitReady returns at once: NetworkPolicies have no controller status.
+func (t TrainingNetworkPolicies) WaitReady(context.Context, Ref, spec.TrainingNetworkPolicy) error {
+	return nil
 }
 
 func (t TrainingNetworkPolicies) apply(ctx context.Context, ref Ref, desired spec.TrainingNetworkPolicy, creating bool) (spec.TrainingNetworkPolicy, error) {
@@ -170,21 +200,8 @@ func (t TrainingNetworkPolicies) apply(ctx context.Context, ref Ref, desired spe
 	if err != nil {
 		return got, err
 	}
-	var differ []string
-	for name, h := range want {
-		if got.Rendered[name] != h {
-			differ = append(differ, name)
-		}
-	}
-	for name := range got.Rendered {
-		if _, ok := want[name]; !ok {
-			differ = append(differ, name)
-		}
-	}
-	if len(differ) > 0 {
-		slices.Sort(differ)
-		return got, fmt.Errorf("NetworkPolicies %s in %s differ from the configuration after apply "+
-			"(a webhook or controller is changing them)", strings.Join(differ, ", "), ref.Namespace)
+	if differ := diffRendered(want, got.Rendered); len(differ) > 0 {
+		return got, &SettledError{Kind: "NetworkPolicies in", Name: ref.Namespace, Fields: differ}
 	}
 	return got, nil
 }
@@ -217,7 +234,7 @@ func (t TrainingNetworkPolicies) write(ctx context.Context, api networkingclient
 
 // Delete deletes the managed objects in the namespace (the default deny
 // last, so the namespace is never briefly left with holes and no deny).
-func (t TrainingNetworkPolicies) Delete(ctx context.Context, ref Ref) error {
+func (t TrainingNetworkPolicies) Delete(ctx context.Context, ref Ref, _ spec.TrainingNetworkPolicy) error {
 	t.List.Invalidate()
 	defer t.List.Invalidate()
 	marked, unmarked, err := t.inNamespace(ctx, ref.Namespace)

@@ -45,6 +45,59 @@ type ClusterIdentityAPI interface {
 // Identity pool, so no binding can work.
 var ErrNoWorkloadPool = errors.New("no Workload Identity pool")
 
+// PreflightCheck names a check a binding makes before any write.
+type PreflightCheck int
+
+const (
+	// PreflightNoWorkloadPool: the cluster has no Workload Identity pool.
+	PreflightNoWorkloadPool PreflightCheck = iota + 1
+	// PreflightOtherWorkloadPool: the cluster's pool (Have) is not the one
+	// the binding's project names.
+	PreflightOtherWorkloadPool
+	// PreflightNoKSA: the Kubernetes service account to bind does not exist
+	// and the binding is not to create it.
+	PreflightNoKSA
+	// PreflightNoGSA: the existing Google service account to bind does not
+	// exist (or cannot be read).
+	PreflightNoGSA
+)
+
+// PreflightError is a binding's pre-flight check that failed: nothing was
+// written. It wraps ErrPreflight (and ErrNoWorkloadPool for that check).
+type PreflightError struct {
+	Check   PreflightCheck
+	Cluster string // projects/P/locations/L/clusters/C
+	Binding spec.WorkloadIdentity
+	Have    string // what the cluster has, where the check compares
+}
+
+// ClusterShortName is the cluster's own name (C).
+func (e *PreflightError) ClusterShortName() string {
+	return e.Cluster[strings.LastIndex(e.Cluster, "/")+1:]
+}
+
+func (e *PreflightError) Error() string {
+	s := e.Binding
+	switch e.Check {
+	case PreflightNoWorkloadPool:
+		return fmt.Sprintf("cluster %s has no Workload Identity pool", e.Cluster)
+	case PreflightOtherWorkloadPool:
+		return fmt.Sprintf("cluster %s has workload pool %s, but this binding names %s", e.Cluster, e.Have, s.WorkloadPool())
+	case PreflightNoKSA:
+		return fmt.Sprintf("Kubernetes service account %s/%s does not exist", s.Namespace, s.KSA)
+	case PreflightNoGSA:
+		return fmt.Sprintf("Google service account %s does not exist (or the provider's credentials may not read it)", s.GSA())
+	}
+	return "pre-flight check failed"
+}
+
+func (e *PreflightError) Unwrap() []error {
+	if e.Check == PreflightNoWorkloadPool {
+		return []error{ErrPreflight, ErrNoWorkloadPool}
+	}
+	return []error{ErrPreflight}
+}
+
 // WorkloadIdentities reconciles Workload Identity bindings: a Kubernetes
 // service account, its annotation, and the IAM member on a Google service
 // account (optionally created too).
@@ -87,11 +140,59 @@ type WorkloadIdentityStatus struct {
 	MemberGranted bool
 }
 
-// Observe reads the binding's parts; nothing missing is an error. It is the
-// read path (Terraform's refresh), so the KSA may come from KSAList.
-func (w WorkloadIdentities) Observe(ctx context.Context, s spec.WorkloadIdentity) (WorkloadIdentityStatus, error) {
-	return w.observe(ctx, s, w.KSAList)
+var _ Reconciler[Ref, spec.WorkloadIdentity, WorkloadIdentityStatus] = WorkloadIdentities{}
+
+// Observe reads the parts of the binding of the Kubernetes service account
+// at ref (Namespace, Name), as hint configures it (which Google service
+// account). A missing part is not an error, and not absence: the binding is
+// always found, and Diff names what is missing. It is the read path (a
+// refresh), so the KSA may come from KSAList.
+func (w WorkloadIdentities) Observe(ctx context.Context, ref Ref, hint spec.WorkloadIdentity) (WorkloadIdentityStatus, bool, error) {
+	hint.Namespace, hint.KSA = ref.Namespace, ref.Name
+	st, err := w.observe(ctx, hint, w.KSAList)
+	return st, err == nil, err
 }
+
+// Diff names the parts of the binding that are missing or differ.
+func (w WorkloadIdentities) Diff(desired spec.WorkloadIdentity, st WorkloadIdentityStatus) []string {
+	var d []string
+	if !st.KSAExists {
+		d = append(d, "kubernetes_service_account")
+	}
+	if !desired.UsesGSA() {
+		return d
+	}
+	if st.Annotation != desired.GSA() {
+		d = append(d, "annotation")
+	}
+	switch c := desired.CreateGSA; {
+	case !st.GSAExists:
+		d = append(d, "google_service_account")
+	case c != nil && (st.GSA.GetDisplayName() != c.DisplayName || st.GSA.GetDescription() != c.StoredDescription()):
+		d = append(d, "create_google_service_account")
+	}
+	if !st.MemberGranted {
+		d = append(d, "member")
+	}
+	return d
+}
+
+// Create makes the binding, after Preflight passes: every part it would
+// come to own must be absent or the platform's (checkOwnership).
+func (w WorkloadIdentities) Create(ctx context.Context, _ Ref, desired spec.WorkloadIdentity) (Result[WorkloadIdentityStatus], error) {
+	return w.apply(ctx, nil, desired)
+}
+
+// Update makes the binding match desired; prior is the binding as last
+// applied: a member granted on a GSA the binding no longer uses is revoked,
+// after the new one is in place.
+func (w WorkloadIdentities) Update(ctx context.Context, _ Ref, prior, desired spec.WorkloadIdentity) (Result[WorkloadIdentityStatus], error) {
+	return w.apply(ctx, &prior, desired)
+}
+
+// WaitReady returns at once: a binding has no controller status (Create and
+// Update write every part before they return).
+func (w WorkloadIdentities) WaitReady(context.Context, Ref, spec.WorkloadIdentity) error { return nil }
 
 func (w WorkloadIdentities) observe(ctx context.Context, s spec.WorkloadIdentity, list *kube.ListCache[*corev1.ServiceAccount]) (WorkloadIdentityStatus, error) {
 	var st WorkloadIdentityStatus
@@ -134,14 +235,14 @@ func (w WorkloadIdentities) Preflight(ctx context.Context, s spec.WorkloadIdenti
 	if err != nil {
 		return nil, err
 	}
+	fail := func(check PreflightCheck, have string) error {
+		return &PreflightError{Check: check, Cluster: w.Cluster, Binding: s, Have: have}
+	}
 	switch {
 	case cl.Pool == "":
-		return nil, fmt.Errorf("cluster %s has no Workload Identity pool; enable it on the cluster first "+
-			"(gcloud container clusters update %s --workload-pool=%s), then apply again: %w",
-			w.Cluster, w.Cluster[strings.LastIndex(w.Cluster, "/")+1:], s.WorkloadPool(), ErrNoWorkloadPool)
+		return nil, fail(PreflightNoWorkloadPool, "")
 	case cl.Pool != s.WorkloadPool():
-		return nil, fmt.Errorf("cluster %s has workload pool %s, but this binding names %s: set project to the cluster's project: %w",
-			w.Cluster, cl.Pool, s.WorkloadPool(), ErrPreflight)
+		return nil, fail(PreflightOtherWorkloadPool, cl.Pool)
 	}
 	if len(cl.PoolsWithoutMetadataServer) > 0 {
 		warnings = append(warnings, fmt.Sprintf("node pools %s of cluster %s do not run the GKE metadata server, so pods scheduled there get "+
@@ -149,12 +250,10 @@ func (w WorkloadIdentities) Preflight(ctx context.Context, s spec.WorkloadIdenti
 			"or keep these pods off those pools.", strings.Join(cl.PoolsWithoutMetadataServer, ", "), w.Cluster, s.Namespace, s.KSA))
 	}
 	if !s.CreateKSA && !st.KSAExists {
-		return warnings, fmt.Errorf("Kubernetes service account %s/%s does not exist; create it first, or set create_kubernetes_service_account = true: %w",
-			s.Namespace, s.KSA, ErrPreflight)
+		return warnings, fail(PreflightNoKSA, "")
 	}
 	if s.UsesGSA() && s.CreateGSA == nil && !st.GSAExists {
-		return warnings, fmt.Errorf("Google service account %s does not exist (or the provider's credentials may not read it); "+
-			"create it first, or use create_google_service_account: %w", s.GSA(), ErrPreflight)
+		return warnings, fail(PreflightNoGSA, "")
 	}
 	if err := w.checkOwnership(s, st, prior); err != nil {
 		return warnings, err
@@ -198,48 +297,59 @@ func (w WorkloadIdentities) checkOwnership(s spec.WorkloadIdentity, st WorkloadI
 	return nil
 }
 
-// Apply makes the binding match desired, after Preflight passes. prior is
-// the binding as last applied (nil on create): a member granted on a GSA the
-// binding no longer uses is revoked, after the new one is in place.
-func (w WorkloadIdentities) Apply(ctx context.Context, prior *spec.WorkloadIdentity, desired spec.WorkloadIdentity) (WorkloadIdentityStatus, []string, error) {
+// apply makes the binding match desired, after Preflight passes. prior is
+// nil on create. An error after a write is Partial: what is there is
+// recorded, so the next run cleans up or completes it.
+func (w WorkloadIdentities) apply(ctx context.Context, prior *spec.WorkloadIdentity, desired spec.WorkloadIdentity) (Result[WorkloadIdentityStatus], error) {
 	w.KSAList.Invalidate()
 	defer w.KSAList.Invalidate()
 	st, err := w.observe(ctx, desired, nil)
 	if err != nil {
-		return st, nil, err
+		return Result[WorkloadIdentityStatus]{Observed: st}, err
 	}
 	warnings, err := w.Preflight(ctx, desired, st, prior)
+	res := Result[WorkloadIdentityStatus]{Observed: st, Warnings: warnings}
 	if err != nil {
-		return st, warnings, err
+		return res, err
 	}
+	if err := w.write(ctx, prior, desired, st); err != nil {
+		res.Partial = true
+		if after, oerr := w.observe(ctx, desired, nil); oerr == nil {
+			res.Observed = after
+		}
+		return res, err
+	}
+	res.Observed, err = w.observe(ctx, desired, nil)
+	return res, err
+}
+
+// write writes the parts of the binding, in order.
+func (w WorkloadIdentities) write(ctx context.Context, prior *spec.WorkloadIdentity, desired spec.WorkloadIdentity, st WorkloadIdentityStatus) error {
 	// The KSA before the grant: a create cut off in between leaves a KSA
 	// (or annotation) of the platform's, by which the next create knows the
 	// grant as its own.
 	if desired.UsesGSA() {
 		if err := w.ensureGSA(ctx, desired, st); err != nil {
-			return st, warnings, err
+			return err
 		}
 	}
 	if err := w.applyKSA(ctx, desired); err != nil {
-		return st, warnings, err
+		return err
 	}
 	if desired.UsesGSA() {
 		if err := w.IAM.AddMember(ctx, iam.ServiceAccountResource(desired.GSA()), iam.WorkloadIdentityUser, desired.Member()); err != nil {
-			return st, warnings, err
+			return err
 		}
 	}
 	if prior != nil && prior.UsesGSA() && prior.GSA() != desired.GSA() {
 		if err := w.revoke(ctx, *prior); err != nil {
-			return st, warnings, err
+			return err
 		}
 		if prior.CreateGSA != nil {
-			if err := w.IAM.DeleteServiceAccount(ctx, prior.GSA()); err != nil {
-				return st, warnings, err
-			}
+			return w.IAM.DeleteServiceAccount(ctx, prior.GSA())
 		}
 	}
-	st, err = w.observe(ctx, desired, nil)
-	return st, warnings, err
+	return nil
 }
 
 func (w WorkloadIdentities) ensureGSA(ctx context.Context, s spec.WorkloadIdentity, st WorkloadIdentityStatus) error {
@@ -308,7 +418,8 @@ func (w WorkloadIdentities) revoke(ctx context.Context, s spec.WorkloadIdentity)
 // Delete removes only what the binding added: its member on the GSA (other
 // members stay), the GSA if it created it, and the KSA if it created it, or
 // else only its annotation, if it still names the binding's GSA.
-func (w WorkloadIdentities) Delete(ctx context.Context, s spec.WorkloadIdentity) error {
+func (w WorkloadIdentities) Delete(ctx context.Context, ref Ref, s spec.WorkloadIdentity) error {
+	s.Namespace, s.KSA = ref.Namespace, ref.Name
 	w.KSAList.Invalidate()
 	defer w.KSAList.Invalidate()
 	if s.UsesGSA() {

@@ -13,6 +13,8 @@ import (
 // WorkloadPriorityClasses reconciles Kueue WorkloadPriorityClasses.
 type WorkloadPriorityClasses = Object[spec.WorkloadPriorityClass, *kueuev1beta2.WorkloadPriorityClass, *kueueac.WorkloadPriorityClassApplyConfiguration]
 
+var _ Reconciler[Ref, spec.WorkloadPriorityClass, spec.WorkloadPriorityClass] = WorkloadPriorityClasses{}
+
 // NewWorkloadPriorityClasses reconciles through c.
 func NewWorkloadPriorityClasses(c *kube.Client) WorkloadPriorityClasses {
 	return WorkloadPriorityClasses{
@@ -21,9 +23,9 @@ func NewWorkloadPriorityClasses(c *kube.Client) WorkloadPriorityClasses {
 		API: func(string) ObjectAPI[*kueuev1beta2.WorkloadPriorityClass, *kueueac.WorkloadPriorityClassApplyConfiguration] {
 			return c.Kueue.KueueV1beta2().WorkloadPriorityClasses()
 		},
-		Build: kueue.WorkloadPriorityClass,
-		Read:  kueue.WorkloadPriorityClassSpec,
-		Diff:  DiffWorkloadPriorityClass,
+		Build:    kueue.WorkloadPriorityClass,
+		Read:     kueue.WorkloadPriorityClassSpec,
+		DiffSpec: DiffWorkloadPriorityClass,
 	}
 }
 

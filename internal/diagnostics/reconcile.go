@@ -1,0 +1,51 @@
+package diagnostics
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+)
+
+// reconcilePlain says in Terraform's words what the reconcile library's
+// typed errors mean and what to do: the library states the facts (object,
+// fields, cause), and the advice (attributes, HCL, lifecycle) is written
+// here. ok is false for any other error.
+func reconcilePlain(err error) (text string, ok bool) {
+	var inUse *reconcile.InUseError
+	var settled *reconcile.SettledError
+	var pre *reconcile.PreflightError
+	switch {
+	case errors.As(err, &inUse):
+		return "Kueue still uses this object, so the provider did not delete it (Kueue would only hold it in Terminating): " +
+			inUse.Error() + ". Let those finish or remove them first, or reference this object from their configuration " +
+			"(e.g. mlplatform_resource_flavor.x.name) so Terraform deletes them before it. If they stay and only stop naming it, " +
+			"Terraform deletes it before it updates them: set lifecycle { create_before_destroy = true } on it, or apply the change to them first.", true
+	case errors.As(err, &settled):
+		return fmt.Sprintf("The server keeps %s of %s %s different from the configuration after apply: a webhook or controller "+
+			"is changing it. Configure the value the server settles on.", strings.Join(settled.Fields, ", "), settled.Kind, settled.Name), true
+	case errors.As(err, &pre):
+		return preflightPlain(pre), true
+	}
+	return "", false
+}
+
+func preflightPlain(e *reconcile.PreflightError) string {
+	s := e.Binding
+	switch e.Check {
+	case reconcile.PreflightNoWorkloadPool:
+		return fmt.Sprintf("cluster %s has no Workload Identity pool; enable it on the cluster first "+
+			"(gcloud container clusters update %s --workload-pool=%s), then apply again.", e.Cluster, e.ClusterShortName(), s.WorkloadPool())
+	case reconcile.PreflightOtherWorkloadPool:
+		return fmt.Sprintf("cluster %s has workload pool %s, but this binding names %s: set project to the cluster's project.",
+			e.Cluster, e.Have, s.WorkloadPool())
+	case reconcile.PreflightNoKSA:
+		return fmt.Sprintf("Kubernetes service account %s/%s does not exist; create it first, or set create_kubernetes_service_account = true.",
+			s.Namespace, s.KSA)
+	case reconcile.PreflightNoGSA:
+		return fmt.Sprintf("Google service account %s does not exist (or the provider's credentials may not read it); "+
+			"create it first, or use create_google_service_account.", s.GSA())
+	}
+	return e.Error() + "."
+}
