@@ -1,16 +1,22 @@
 // Command mlplatform-bench is `make bench`: for each number of teams it starts
 // a local control plane (internal/testenv, with kube-apiserver's audit log on)
 // and applies the generated platform (internal/bench.Config) to it, then runs
-// `terraform plan` on each in turn, repeatedly, and measures wall time, CPU, the provider's peak
-// RSS (through internal/bench/rsswrap, registered with dev_overrides) and the
-// provider's requests as the servers count them. It prints one Markdown table,
-// writes it to bench/results/<date>-<commit>.md and bench/LATEST.md, and exits
-// non-zero when a post-apply plan is not empty or a criterion of issue 8 fails.
+// `terraform plan` on each in turn, repeatedly, each followed by a plan of
+// Terraform alone (internal/bench.Baseline), and measures wall time, CPU, the
+// provider's CPU and peak RSS (through internal/bench/rsswrap, registered with
+// dev_overrides) and the provider's requests as the servers count them. It
+// prints one Markdown table and the provider's CPU per resource instance
+// against Terraform alone's wall time per instance, writes them to
+// bench/results/<date>-<commit>.md and bench/LATEST.md, and exits non-zero
+// when a post-apply plan is not empty or an exit criterion (request budget, no
+// discovery, peak RSS) fails. See bench/README.md.
 package main
 
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -50,7 +56,7 @@ func main() {
 	teams := flag.String("teams", "10,50,100", "numbers of teams, ascending; the ratios compare the last with the first")
 	runs := flag.Int("runs", 5, "measured plans per number of teams (after one warm-up plan)")
 	out := flag.String("out", "bench", "directory for results/<date>-<commit>.md and LATEST.md (\"\" to write nothing)")
-	provider := flag.String("provider", "bin/terraform-provider-mlplatform", "the provider binary to measure")
+	provider := flag.String("provider", "bin/terraform-provider-mlplatform", "the provider binary to measure (e.g. one built at another commit, to compare)")
 	printConfig := flag.Int("print-config", 0, "only print the generated configuration of this many teams (e.g. to apply it to the sandbox)")
 	flag.Parse()
 	if *printConfig > 0 {
@@ -153,6 +159,7 @@ func run(ctx context.Context, teamList string, runs int, provider string) (bench
 	res := bench.Result{
 		Date: time.Now().UTC().Format("2006-01-02"), Commit: commit(), Terraform: tfVersion(tf),
 		Machine:      fmt.Sprintf("%d CPUs (%s/%s)", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH),
+		Provider:     providerBuild(provider, realProvider),
 		RunsPerScale: runs,
 	}
 	// One control plane per N, each holding its platform, so the measured
@@ -181,8 +188,8 @@ func run(ctx context.Context, teamList string, runs int, provider string) (bench
 			if err != nil {
 				return res, fmt.Errorf("N=%d: %w", ns[i], err)
 			}
-			logf("N=%d plan %d/%d: %.2fs wall, %.2fs CPU, provider %.1f MiB, %d kube + %d GKE/IAM requests, changes=%v",
-				ns[i], run+1, runs, r.Wall.Seconds(), r.CPU.Seconds(), float64(r.ProviderMaxRSS)/(1<<20), r.Kube.Total(), r.GCP.Total(), r.Changes)
+			logf("N=%d plan %d/%d: %.2fs wall, %.2fs CPU, provider %.2fs CPU and %.1f MiB, %d kube + %d GKE/IAM requests, changes=%v",
+				ns[i], run+1, runs, r.Wall.Seconds(), r.CPU.Seconds(), r.ProviderCPU.Seconds(), float64(r.ProviderMaxRSS)/(1<<20), r.Kube.Total(), r.GCP.Total(), r.Changes)
 			res.Scales[i].Runs = append(res.Scales[i].Runs, r)
 			wall, err := b.planBaseline(ctx)
 			if err != nil {
@@ -528,10 +535,41 @@ func commit() string {
 		return "unknown"
 	}
 	c := strings.TrimSpace(string(out))
-	if exec.Command("git", "diff", "--quiet", "HEAD", "--", "internal", "provider", "resources", "datasources", "main.go", "go.mod").Run() != nil {
+	// internal/bench is the benchmark, not the provider it measures.
+	if exec.Command("git", "diff", "--quiet", "HEAD", "--", "internal", ":(exclude)internal/bench", "provider", "resources", "datasources", "main.go", "go.mod").Run() != nil {
 		c += "-dirty"
 	}
 	return c
+}
+
+// providerBuild names the measured provider binary by its path, a hash of
+// its content and, when its Go build information has it (not with
+// -buildvcs=false), the commit it was built from, so results of two binaries
+// measured in one session can be told apart.
+func providerBuild(flagValue, path string) string {
+	id := flagValue
+	if data, err := os.ReadFile(path); err == nil {
+		id += fmt.Sprintf(" (sha256 %.12x", sha256.Sum256(data))
+	} else {
+		return id
+	}
+	if info, err := buildinfo.ReadFile(path); err == nil {
+		var rev, modified string
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					modified = ", with uncommitted changes"
+				}
+			}
+		}
+		if rev != "" {
+			id += fmt.Sprintf(", built from %.7s%s", rev, modified)
+		}
+	}
+	return id + ")"
 }
 
 func tfVersion(tf string) string {

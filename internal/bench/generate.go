@@ -1,6 +1,7 @@
 // Package bench measures `terraform plan` of a generated platform against the
-// local control plane: the configuration generator, the audit-log request
-// counter, and the Markdown table `make bench` prints and writes under bench/.
+// local control plane: the configuration generator, Terraform alone's
+// baseline, the request counters, and the report (tables, the provider's share,
+// exit criteria) `make bench` prints and writes under bench/.
 package bench
 
 import (
