@@ -1,5 +1,6 @@
-// Package kube builds the Kubernetes clients the platform uses: the core
-// typed clientset and Kueue's typed clientset, from one rest.Config.
+// Package kube builds the Kubernetes clients the platform uses (the core and
+// Kueue typed clientsets and a dynamic client, from one rest.Config), with a
+// transport that waits out transient failures and list reads (ListCache).
 //
 // A provider is not a controller: a plan reads every managed object once, in
 // a burst, then exits. client-go's default client-side limit (5 requests/s,
@@ -7,9 +8,10 @@
 // on itself. Terraform already bounds how many requests are in flight (its
 // -parallelism, 10 by default), and the API server's priority-and-fairness
 // protects it from any one client, so the limit here is set where a plan never
-// meets it: a 100-team platform's plan is about 500 reads in 3 to 5 s, and
-// with the earlier 100/s after a burst of 200, `make bench` measured the plan
-// waiting on the limiter. It remains as a backstop against a runaway loop.
+// meets it: a 100-team platform's plan read with GETs (where RBAC refuses a
+// cluster-wide list) is about 500 reads in 3 to 5 s, and with the earlier
+// 100/s after a burst of 200, `make bench` measured the plan waiting on the
+// limiter. It remains as a backstop against a runaway loop.
 package kube
 
 import (

@@ -1,8 +1,8 @@
 // Package netpoltest proves what NetworkPolicy objects allow with an engine
 // that did not generate them: the matcher of github.com/mattfenwick/cyclonus
 // (pkg/matcher), which evaluates policies from the upstream semantics
-// (pod selection, policy types, peers, ports, default allow). The matrix
-// below is written from the issue, not from internal/netpol.
+// (pod selection, policy types, peers, ports, default allow). The expected
+// connections (Matrix) are written from the issue, not from internal/netpol.
 package netpoltest
 
 import (
