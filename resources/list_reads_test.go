@@ -142,10 +142,10 @@ func TestAccListReadsUnderNamespacedRBAC(t *testing.T) {
 	policies := reconcile.NewTrainingNetworkPolicies(admin)
 	queues := reconcile.NewLocalQueues(admin)
 	ref := reconcile.Ref{Namespace: ns, Name: "gpu"}
-	if _, err := policies.Apply(ctx, reconcile.Ref{Namespace: ns}, spec.DefaultTrainingNetworkPolicy(ns)); err != nil {
+	if _, err := policies.Update(ctx, reconcile.Ref{Namespace: ns}, spec.TrainingNetworkPolicy{}, spec.DefaultTrainingNetworkPolicy(ns)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := queues.Apply(ctx, ref, spec.LocalQueue{Namespace: ns, Name: "gpu", ClusterQueue: "acc-rbac-cq"}); err != nil {
+	if _, err := queues.Update(ctx, ref, spec.LocalQueue{}, spec.LocalQueue{Namespace: ns, Name: "gpu", ClusterQueue: "acc-rbac-cq"}); err != nil {
 		t.Fatal(err)
 	}
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: ns}, Rules: []rbacv1.PolicyRule{
@@ -173,7 +173,7 @@ func TestAccListReadsUnderNamespacedRBAC(t *testing.T) {
 	reader.EnableListReads()
 
 	for i := range 2 { // the second read after the refusal is remembered
-		got, found, err := reconcile.NewTrainingNetworkPolicies(reader).Observe(ctx, reconcile.Ref{Namespace: ns})
+		got, found, err := reconcile.NewTrainingNetworkPolicies(reader).Observe(ctx, reconcile.Ref{Namespace: ns}, spec.TrainingNetworkPolicy{})
 		if err != nil || !found || !got.DNS || !got.MetadataServer || got.GoogleAPIs != "private" {
 			t.Errorf("read %d of the network policies without cluster-wide list: %+v found=%v err=%v", i, got, found, err)
 		}
@@ -181,7 +181,7 @@ func TestAccListReadsUnderNamespacedRBAC(t *testing.T) {
 	const lqPath = "/apis/kueue.x-k8s.io/v1beta2/localqueues"
 	for i := range 3 {
 		counter.take()
-		q, found, err := reconcile.NewLocalQueues(reader).Observe(ctx, ref)
+		q, found, err := reconcile.NewLocalQueues(reader).Observe(ctx, ref, spec.LocalQueue{})
 		if err != nil || !found || q.ClusterQueue != "acc-rbac-cq" {
 			t.Fatalf("read %d of the LocalQueue without list: %+v found=%v err=%v", i, q, found, err)
 		}

@@ -16,7 +16,15 @@ func reconcilePlain(err error) (text string, ok bool) {
 	var inUse *reconcile.InUseError
 	var settled *reconcile.SettledError
 	var pre *reconcile.PreflightError
+	var notReady *reconcile.NotReadyError
 	switch {
+	case errors.As(err, &notReady):
+		text := "Kueue did not report the object active in time. The reason, as Kueue reports it, is below; the object exists " +
+			"and the next apply checks again once the cause is fixed."
+		if fix := notReadyFix[notReady.Kind+"/"+notReady.Last.Reason]; fix != "" {
+			text += " To fix it: " + fix + "."
+		}
+		return text, true
 	case errors.As(err, &inUse):
 		return "Kueue still uses this object, so the provider did not delete it (Kueue would only hold it in Terminating): " +
 			inUse.Error() + ". Let those finish or remove them first, or reference this object from their configuration " +
@@ -48,4 +56,11 @@ func preflightPlain(e *reconcile.PreflightError) string {
 			"create it first, or use create_google_service_account.", s.GSA())
 	}
 	return e.Error() + "."
+}
+
+// notReadyFix is what to do about a Kueue reason, by kind and reason.
+var notReadyFix = map[string]string{
+	"ClusterQueue/FlavorNotFound":         "create the flavor (mlplatform_resource_flavor) or fix the flavor names in resource_groups",
+	"ClusterQueue/AdmissionCheckNotFound": "create it (mlplatform_provisioning_admission_check) or fix admission_checks",
+	"LocalQueue/ClusterQueueDoesNotExist": "create it (mlplatform_cluster_queue) or fix cluster_queue",
 }

@@ -112,9 +112,9 @@ func ExplainClusterQueue(q spec.ClusterQueue) func(Readiness) string {
 	return func(r Readiness) string {
 		switch r.Reason {
 		case "FlavorNotFound":
-			return "it references a ResourceFlavor that does not exist; create the flavor (mlplatform_resource_flavor) or fix the flavor names in resource_groups"
+			return "it references a ResourceFlavor that does not exist"
 		case "AdmissionCheckNotFound":
-			return "it references an AdmissionCheck that does not exist; create it (mlplatform_provisioning_admission_check) or fix admission_checks"
+			return "it references an AdmissionCheck that does not exist"
 		case "AdmissionCheckInactive":
 			return "one of its admission checks is not active; check its controller and parameters"
 		case "Stopped":

@@ -64,7 +64,7 @@ func ExplainLocalQueue(q spec.LocalQueue) func(Readiness) string {
 	return func(r Readiness) string {
 		switch r.Reason {
 		case "ClusterQueueDoesNotExist":
-			return fmt.Sprintf("its ClusterQueue %q does not exist; create it (mlplatform_cluster_queue) or fix cluster_queue", q.ClusterQueue)
+			return fmt.Sprintf("its ClusterQueue %q does not exist", q.ClusterQueue)
 		case "ClusterQueueIsInactive":
 			return fmt.Sprintf("its ClusterQueue %q is not active; see why with kubectl describe clusterqueue %s", q.ClusterQueue, q.ClusterQueue)
 		case "NoStatus":

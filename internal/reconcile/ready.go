@@ -31,6 +31,24 @@ func ConditionReadiness(conds []metav1.Condition, t string) Readiness {
 // ErrNotReady is returned (wrapped) when an object does not become ready in time.
 var ErrNotReady = errors.New("not ready")
 
+// NotReadyError is an object the controller did not report ready in time.
+type NotReadyError struct {
+	Kind, Name string
+	Waited     time.Duration
+	Last       Readiness // the controller's last word
+	Why        string    // Last in plain words ("" when there are none)
+}
+
+func (e *NotReadyError) Error() string {
+	why := fmt.Sprintf("%s: %s", e.Last.Reason, e.Last.Message)
+	if e.Why != "" {
+		why = e.Why + " (Kueue says " + why + ")"
+	}
+	return fmt.Sprintf("%s %s is not active after %s: %s", e.Kind, e.Name, e.Waited.Round(time.Second), why)
+}
+
+func (e *NotReadyError) Unwrap() error { return ErrNotReady }
+
 // WaitReady polls the object until o.Ready says so, or ctx ends. A kind
 // without Ready, or a spec that does not await readiness (o.Awaits), returns
 // at once.
@@ -62,13 +80,11 @@ func (o Object[S, O, AC]) WaitReady(ctx context.Context, ref Ref, desired S) err
 		}
 		select {
 		case <-ctx.Done():
-			why := fmt.Sprintf("%s: %s", last.Reason, last.Message)
+			e := &NotReadyError{Kind: o.Kind, Name: ref.String(), Waited: time.Since(start), Last: last}
 			if explain != nil {
-				if s := explain(last); s != "" {
-					why = s + " (Kueue says " + why + ")"
-				}
+				e.Why = explain(last)
 			}
-			return fmt.Errorf("%s %s is not active after %s: %s: %w", o.Kind, ref, time.Since(start).Round(time.Second), why, ErrNotReady)
+			return e
 		case <-time.After(poll):
 		}
 	}
