@@ -1,6 +1,3 @@
-// Package diagnostics turns platform errors into Terraform diagnostics that
-// say, in plain words, what happened and what to do, with the original error
-// kept below. It is the only internal package that knows Terraform types.
 package diagnostics
 
 import (
@@ -46,13 +43,27 @@ func AttributePath(p spec.Path) path.Path {
 	return out
 }
 
-// FieldErrors adds one attribute error per spec problem. The detail names
-// the attribute path too (Terraform shows only the source line, which for a
-// list element does not say which one).
+// FieldErrors adds one attribute error per spec problem, its settings
+// written as configuration (capacity = "reservation"). The detail names the
+// attribute path too (Terraform shows only the source line, which for a list
+// element does not say which one).
 func FieldErrors(diags *diag.Diagnostics, errs spec.FieldErrors) {
 	for _, e := range errs {
-		diags.AddAttributeError(AttributePath(e.Path), e.Summary, "Attribute "+e.Path.String()+": "+e.Detail)
+		diags.AddAttributeError(AttributePath(e.Path), e.Summary, "Attribute "+e.Path.String()+": "+e.DetailIn(hcl))
 	}
+}
+
+// hcl writes the settings of spec errors as Terraform configuration:
+// capacity = "reservation", { name = "x" }.
+var hcl = spec.Notation{Assign: " = ", OpenObject: "{ ", CloseObject: " }", Ref: hclRef}
+
+// hclRef is the expression that reads a value the configuration can take
+// from elsewhere ("" when there is none to suggest).
+func hclRef(r spec.Ref) string {
+	if r == spec.ProjectNumberRef {
+		return "data.google_project.this.number"
+	}
+	return ""
 }
 
 // Error adds an error diagnostic for a failed action ("Could not create
@@ -138,7 +149,7 @@ func plain(err error) string {
 		return "A Kueue CRD exists, but the Kubernetes API server has not established it, so it does not serve that kind yet. " +
 			"If Kueue is being installed, wait for it; otherwise see the CRD's conditions (kubectl get crd NAME -o yaml) for why."
 	case errors.As(err, &fe):
-		return "The configuration is not valid: " + fe.Error()
+		return "The configuration is not valid: " + fe.Describe(hcl)
 	case errors.Is(err, reconcile.ErrHoldsData):
 		return "Deleting this namespace would delete, with it, the volumes and unfinished work named below, so nothing was deleted " +
 			"(a plan that would delete it stops before any deletion). Save what you need and delete them, or let the work finish; " +

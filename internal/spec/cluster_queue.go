@@ -117,8 +117,9 @@ func (q ClusterQueue) Validate() FieldErrors {
 	policyOK := oneOf(&errs, Path{"preemption", "borrow_within_cohort", "policy"}, "Preemption Policy", d.Preemption.BorrowWithinCohortPolicy, BorrowWithinPolicies, "Never")
 	if reclaimOK && policyOK && d.Preemption.ReclaimWithinCohort == "Never" && d.Preemption.BorrowWithinCohortPolicy != "Never" {
 		errs.add(Path{"preemption", "borrow_within_cohort", "policy"}, "Borrowing Preemption Needs Reclaim",
-			"borrow_within_cohort.policy = %q lets this queue preempt in the cohort while borrowing, which Kueue only allows when "+
-				"reclaim_within_cohort is not Never; set reclaim_within_cohort to LowerPriority or Any, or the policy to Never.", d.Preemption.BorrowWithinCohortPolicy)
+			"%v lets this queue preempt in the cohort while borrowing, which Kueue only allows when "+
+				"reclaim_within_cohort is not Never; set reclaim_within_cohort to LowerPriority or Any, or the policy to Never.",
+			set("borrow_within_cohort.policy", d.Preemption.BorrowWithinCohortPolicy))
 	}
 	if t := q.Preemption.BorrowMaxPriorityThreshold; t != nil {
 		switch {
@@ -132,7 +133,7 @@ func (q ClusterQueue) Validate() FieldErrors {
 			// never preempts, so setting it is a mistake.
 			errs.add(Path{"preemption", "borrow_within_cohort", "max_priority_threshold"}, "Threshold Without Borrowing Preemption",
 				"max_priority_threshold only applies when borrow_within_cohort.policy is LowerPriority (it limits which workloads a borrowing workload may preempt); "+
-					"set policy = \"LowerPriority\" or remove the threshold.")
+					"set %v or remove the threshold.", set("policy", "LowerPriority"))
 		}
 	}
 
@@ -145,8 +146,8 @@ func (q ClusterQueue) Validate() FieldErrors {
 		prefOK := oneOf(&errs, Path{"flavor_fungibility", "preference"}, "Flavor Fungibility Preference", p, FungibilityPreferences, "")
 		if prefOK && borrowOK && preemptOK && (d.FlavorFungibility.WhenCanBorrow != "TryNextFlavor" || d.FlavorFungibility.WhenCanPreempt != "TryNextFlavor") {
 			errs.add(Path{"flavor_fungibility", "preference"}, "Preference Needs TryNextFlavor",
-				"preference = %q only applies when both when_can_borrow and when_can_preempt are TryNextFlavor (they are %s and %s); set both, or remove preference.",
-				p, d.FlavorFungibility.WhenCanBorrow, d.FlavorFungibility.WhenCanPreempt)
+				"%v only applies when both when_can_borrow and when_can_preempt are TryNextFlavor (they are %s and %s); set both, or remove preference.",
+				set("preference", p), d.FlavorFungibility.WhenCanBorrow, d.FlavorFungibility.WhenCanPreempt)
 		}
 	}
 	validateStopPolicy(&errs, Path{"stop_policy"}, q.StopPolicy)
@@ -190,7 +191,7 @@ func validateSelector(errs *FieldErrors, path Path, s *LabelSelector) {
 		switch r.Operator {
 		case "In", "NotIn":
 			if len(r.Values) == 0 {
-				errs.add(at(p, "values"), "Values Required", "operator %s needs at least one value, e.g. values = [\"vision\"].", r.Operator)
+				errs.add(at(p, "values"), "Values Required", "operator %s needs at least one value, e.g. %v.", r.Operator, set("values", []any{"vision"}))
 			}
 			for j, v := range r.Values {
 				if problem := LabelValueProblem(v); problem != "" {

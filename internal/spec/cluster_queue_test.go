@@ -120,8 +120,8 @@ func TestKueueMessagesArePlain(t *testing.T) {
 			t.Fatal("expected errors")
 		}
 		for _, e := range errs {
-			if m := unplain.FindString(e.Detail); m != "" {
-				t.Errorf("%s: quotes %q: %s", e.Path, m, e.Detail)
+			if d := e.DetailIn(Plain); unplain.MatchString(d) {
+				t.Errorf("%s: quotes %q: %s", e.Path, unplain.FindString(d), d)
 			}
 			for _, w := range strings.Fields(e.Summary) {
 				if w[0] < 'A' || w[0] > 'Z' {

@@ -1,6 +1,3 @@
-// Package spec holds the desired state of each platform object as plain Go
-// types, with the validation that can run before anything is sent to a
-// server (at plan time). It imports nothing from Terraform.
 package spec
 
 import (
@@ -38,25 +35,48 @@ func (p Path) String() string {
 type FieldError struct {
 	Path    Path
 	Summary string // Title Case, short
-	Detail  string // what is wrong and what to do
+	// Detail says what is wrong and what to do, in plain words. When
+	// Settings is empty it is the text itself. Otherwise it is a template:
+	// {n} stands for Settings[n], which DetailIn writes in a Notation
+	// (capacity: "reservation", or a configuration language's own syntax),
+	// and {{ and }} for literal braces (words appended to a template must
+	// double theirs).
+	Detail   string
+	Settings []Setting
 }
 
-func (e FieldError) Error() string { return e.Path.String() + ": " + e.Detail }
+// DetailIn is the detail with its settings written in n.
+func (e FieldError) DetailIn(n Notation) string {
+	return renderTemplate(e.Detail, e.Settings, n)
+}
+
+// Describe is "path: detail", with the settings written in n.
+func (e FieldError) Describe(n Notation) string { return e.Path.String() + ": " + e.DetailIn(n) }
+
+func (e FieldError) Error() string { return e.Describe(Plain) }
 
 // FieldErrors collects problems; nil when the spec is valid.
 type FieldErrors []FieldError
 
+// add records a problem. format is a fmt format; an argument that is a
+// Setting, Object or Ref (formatted with %v) becomes one of the error's
+// Settings, and one made by textf brings its own.
 func (es *FieldErrors) add(path Path, summary, format string, args ...any) {
-	*es = append(*es, FieldError{Path: path, Summary: summary, Detail: fmt.Sprintf(format, args...)})
+	t := textf(format, args...)
+	*es = append(*es, FieldError{Path: path, Summary: summary, Detail: t.format, Settings: t.settings})
 }
 
-func (es FieldErrors) Error() string {
+// Describe is every problem as "path: detail", joined by "; ", with the
+// settings written in n.
+func (es FieldErrors) Describe(n Notation) string {
 	msgs := make([]string, len(es))
 	for i, e := range es {
-		msgs[i] = e.Error()
+		msgs[i] = e.Describe(n)
 	}
 	return strings.Join(msgs, "; ")
 }
+
+func (es FieldErrors) Error() string { return es.Describe(Plain) }
 
 // Err returns es as an error, or nil when empty.
 func (es FieldErrors) Err() error {

@@ -389,10 +389,11 @@ func (p GPUPool) validateCapacity(errs *FieldErrors) {
 				r.Affinity, strings.Join(ReservationAffinities, ", "), poolCaseHint(r.Affinity, ReservationAffinities))
 		case r.Affinity == ReservationSpecific && r.Name == "":
 			errs.add(Path{"reservation", "name"}, "Reservation Name Missing",
-				"affinity = \"specific\" needs the reservation's name, e.g. name = \"h100-reservation\" (or \"projects/OWNER_PROJECT/reservations/NAME\" for a shared one).")
+				"%v needs the reservation's name, e.g. %v (or \"projects/OWNER_PROJECT/reservations/NAME\" for a shared one).",
+				set("affinity", ReservationSpecific), set("name", "h100-reservation"))
 		case r.Affinity != ReservationSpecific && r.Name != "":
 			errs.add(Path{"reservation", "name"}, "Reservation Name Without Specific Affinity",
-				"a reservation name only applies with affinity = \"specific\"; set affinity = \"specific\", or remove name.")
+				"a reservation name only applies with %v; set %[1]v, or remove name.", set("affinity", ReservationSpecific))
 		case r.Name != "":
 			if problem := poolReservationProblem(r.Name); problem != "" {
 				errs.add(Path{"reservation", "name"}, "Invalid Reservation Name",
@@ -405,17 +406,18 @@ func (p GPUPool) validateCapacity(errs *FieldErrors) {
 		switch {
 		case p.Capacity == CapacityReservation && r == nil:
 			errs.add(Path{"reservation"}, "Reservation Missing",
-				"capacity = \"reservation\" needs reservation = { affinity = \"specific\", name = \"...\" } (or affinity = \"any\").")
+				"%v needs %v (or %v).", set("capacity", CapacityReservation),
+				set("reservation", obj("affinity", ReservationSpecific, "name", "...")), set("affinity", ReservationAny))
 		case p.Capacity == CapacityReservation && r.Affinity == ReservationNone:
 			errs.add(Path{"reservation", "affinity"}, "Reservation Affinity None",
-				"capacity = \"reservation\" consumes a reservation, so affinity must be \"any\" or \"specific\", not \"none\".")
+				"%v consumes a reservation, so affinity must be \"any\" or \"specific\", not \"none\".", set("capacity", CapacityReservation))
 		case p.Capacity != CapacityReservation && r != nil && r.Affinity != ReservationNone:
 			// Spot and flex-start VMs do not consume reservations: GKE's
 			// flex-start and queued provisioning pools need
 			// reservation-affinity=none (GKE, flex-start and
 			// provisioningrequest guides).
 			errs.add(Path{"reservation"}, "Reservation Without Reservation Capacity",
-				"capacity is %q, which does not consume reservations; set capacity = \"reservation\", or remove reservation.", p.Capacity)
+				"capacity is %q, which does not consume reservations; set %v, or remove reservation.", p.Capacity, set("capacity", CapacityReservation))
 		}
 	}
 	if p.MaxRunDuration != 0 {
@@ -423,7 +425,7 @@ func (p GPUPool) validateCapacity(errs *FieldErrors) {
 		case !capacityOK:
 		case p.Capacity != CapacityFlexStart:
 			errs.add(Path{"max_run_duration"}, "Max Run Duration Needs Flex-Start",
-				"max_run_duration limits flex-start nodes; capacity is %q. Remove it, or set capacity = \"flex_start\".", p.Capacity)
+				"max_run_duration limits flex-start nodes; capacity is %q. Remove it, or set %v.", p.Capacity, set("capacity", CapacityFlexStart))
 		case p.MaxRunDuration < poolMinRunDuration || p.MaxRunDuration > MaxFlexStartRunDuration:
 			errs.add(Path{"max_run_duration"}, "Max Run Duration Out Of Range",
 				"flex-start nodes run between 10 minutes and 7 days (\"168h\"); %s is outside that. Write e.g. \"72h\", or leave max_run_duration out for 7 days.",
@@ -435,7 +437,7 @@ func (p GPUPool) validateCapacity(errs *FieldErrors) {
 		// obtained through queuing via the Cluster Autoscaler
 		// ProvisioningRequest API": GKE's flex-start with queued provisioning.
 		errs.add(Path{"queued_provisioning"}, "Queued Provisioning Needs Flex-Start",
-			"queued provisioning (Dynamic Workload Scheduler) is a flex-start mode; set capacity = \"flex_start\", or remove queued_provisioning.")
+			"queued provisioning (Dynamic Workload Scheduler) is a flex-start mode; set %v, or remove queued_provisioning.", set("capacity", CapacityFlexStart))
 	}
 }
 
@@ -476,7 +478,7 @@ func (p GPUPool) validateAutoscaling(errs *FieldErrors) {
 	maxOK := a.MaxNodes >= 1
 	if !maxOK {
 		errs.add(Path{"autoscaling", "max_nodes"}, "Max Nodes Below One",
-			"max_nodes is %d; a pool needs room for at least 1 node (min_nodes = 0 scales it to zero when idle).", a.MaxNodes)
+			"max_nodes is %d; a pool needs room for at least 1 node (%v scales it to zero when idle).", a.MaxNodes, set("min_nodes", 0))
 	} else if zones := len(p.NodeLocations); zones > 0 && a.MaxNodes > poolMaxNodesPerZone*zones {
 		errs.add(Path{"autoscaling", "max_nodes"}, "Max Nodes Above GKE's Limit",
 			"GKE allows at most %d nodes per node pool in each zone; with %d zone(s) in node_locations this pool can have at most %d, not %d. Lower max_nodes, or add zones.",
@@ -514,7 +516,7 @@ func (p GPUPool) validatePlacement(errs *FieldErrors) {
 		// (cluster-toolkit gke-node-pool: "placement_policy cannot be
 		// COMPACT when enable_queued_provisioning is true").
 		errs.add(Path{"placement"}, "Compact Placement With Queued Provisioning",
-			"GKE does not allow compact placement on a queued-provisioning pool. Remove placement, or set queued_provisioning = false.")
+			"GKE does not allow compact placement on a queued-provisioning pool. Remove placement, or set %v.", set("queued_provisioning", false))
 	case p.Capacity == CapacityFlexStart:
 		// "Compact placement with DWS Flex Start is only supported for A3
 		// Ultra, A4, and H4D machine types" (GoogleCloudPlatform
@@ -609,7 +611,8 @@ func (p GPUPool) validateTaints(errs *FieldErrors) {
 		case t.Key == QueuedTaintKey:
 			// The provider treats it as GKE's (reconcile serverTaint).
 			errs.add(path, "Queued Taint Is Added By GKE",
-				"GKE taints queued-provisioning nodes with %s itself; remove this taint (with queued_provisioning = true, workload_tolerations tolerates it).", QueuedTaintKey)
+				"GKE taints queued-provisioning nodes with %s itself; remove this taint (with %v, workload_tolerations tolerates it).",
+				QueuedTaintKey, set("queued_provisioning", true))
 		case slices.Contains(poolKubernetesTaints, t.Key):
 			errs.add(path, "Taint Managed By Kubernetes",
 				"Kubernetes adds and removes %q on nodes itself (it marks nodes that are not ready, under pressure, cordoned or shut down); as a pool taint it would fight the node controller. Use a key of your own, e.g. \"example.com/dedicated\".", t.Key)
@@ -678,7 +681,7 @@ func poolSuggestLabelValue(v string) string {
 func (p GPUPool) validateDisk(errs *FieldErrors) {
 	if p.DiskSizeGB != 0 && p.DiskSizeGB < poolMinDiskGB {
 		errs.add(Path{"disk", "size_gb"}, "Disk Too Small",
-			"GKE needs a boot disk of at least %d GB (got %d); GPU images want 100 or more, e.g. size_gb = 200.", poolMinDiskGB, p.DiskSizeGB)
+			"GKE needs a boot disk of at least %d GB (got %d); GPU images want 100 or more, e.g. %v.", poolMinDiskGB, p.DiskSizeGB, set("size_gb", 200))
 	} else if p.DiskSizeGB > poolMaxPDDiskGB && (p.DiskType == "" || strings.HasPrefix(p.DiskType, "pd-")) {
 		errs.add(Path{"disk", "size_gb"}, "Disk Too Large",
 			"a Persistent Disk holds at most 64 TiB (%d GB); %d is more. Use a smaller size_gb, and Cloud Storage or Filestore for data.", poolMaxPDDiskGB, p.DiskSizeGB)

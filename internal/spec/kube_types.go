@@ -129,7 +129,8 @@ func validateTolerations(errs *FieldErrors, path Path, tols []Toleration) {
 				"operator %q is not one of Equal (the taint's value must match) or Exists (any value)%s; leave operator out for Equal.", t.Operator, didYouMean(t.Operator, TolerationOperators))
 		case t.Key == "" && op != "Exists":
 			errs.add(at(p, "operator"), "Toleration Without Key Must Use Exists",
-				"a toleration without a key matches every taint, which needs operator = \"Exists\"; set operator = \"Exists\", or set the key of the taint to tolerate, e.g. \"nvidia.com/gpu\".")
+				"a toleration without a key matches every taint, which needs %v; set %[1]v, or set the key of the taint to tolerate, e.g. \"nvidia.com/gpu\".",
+				set("operator", "Exists"))
 		case op == "Exists" && t.Value != "":
 			errs.add(at(p, "value"), "Toleration Value With Exists",
 				"operator Exists matches any value, so value must be empty (it is %q); remove value or use operator Equal.", t.Value)
@@ -145,8 +146,8 @@ func validateTolerations(errs *FieldErrors, path Path, tols []Toleration) {
 		}
 		if t.TolerationSeconds != nil && effectOK && t.Effect != "NoExecute" {
 			errs.add(at(p, "toleration_seconds"), "Toleration Seconds Need NoExecute",
-				"toleration_seconds only applies to effect NoExecute (how long a pod stays once the taint appears; effect is %s); remove it or set effect = \"NoExecute\".",
-				effectName(t.Effect))
+				"toleration_seconds only applies to effect NoExecute (how long a pod stays once the taint appears; effect is %s); remove it or set %v.",
+				effectName(t.Effect), set("effect", "NoExecute"))
 		}
 	}
 }

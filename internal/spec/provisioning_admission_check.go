@@ -137,7 +137,8 @@ func (p ProvisioningAdmissionCheck) Validate() FieldErrors {
 	for _, k := range keys {
 		if k == "" {
 			// The provider's rule: a parameter without a name means nothing to any provisioning class.
-			errs.add(Path{"parameters"}, "Empty Parameter Name", "a parameter needs a name, e.g. { ValidUntilSeconds = \"3600\" }; remove the entry with the empty key.")
+			errs.add(Path{"parameters"}, "Empty Parameter Name", "a parameter needs a name, e.g. %v; remove the entry with the empty key.",
+				obj(Key("ValidUntilSeconds"), "3600"))
 			continue
 		}
 		if n := utf8.RuneCountInString(p.Parameters[k]); n > MaxProvisioningParamLen {

@@ -126,8 +126,8 @@ func checkResourceGroups(errs *FieldErrors, path Path, groups []ResourceGroup, r
 		fp := at(gp, "flavors")
 		switch n := len(g.Flavors); {
 		case n == 0:
-			errs.add(fp, "No Flavors", "a resource group grants its resources on at least one flavor; add a flavor with a quota for each covered resource, "+
-				"e.g. { name = \"h100-spot\", resources = [{ name = \"nvidia.com/gpu\", nominal_quota = \"16\" }] }.")
+			errs.add(fp, "No Flavors", "a resource group grants its resources on at least one flavor; add a flavor with a quota for each covered resource, e.g. %v.",
+				obj("name", "h100-spot", "resources", []any{obj("name", "nvidia.com/gpu", "nominal_quota", "16")}))
 		case n > MaxGroupFlavors:
 			errs.add(fp, "Too Many Flavors", "%d flavors; Kueue accepts at most %d per group. Remove %d.", n, MaxGroupFlavors, n-MaxGroupFlavors)
 		}
@@ -230,16 +230,16 @@ func checkFlavorResources(errs *FieldErrors, fp Path, f FlavorQuotas, covered []
 	case len(missing) == 1:
 		c := missing[0]
 		errs.add(rp, "Missing Resource Quota",
-			"flavor %q has no quota for %q, which covered_resources lists as covered_resources[%d]; every flavor must list all covered resources, in their order. Add { name = %q, nominal_quota = \"0\" } as resources[%d] (a quota of 0 grants none).%s",
-			f.Name, covered[c], c, covered[c], c, reorder)
+			"flavor %q has no quota for %q, which covered_resources lists as covered_resources[%d]; every flavor must list all covered resources, in their order. Add %v as resources[%d] (a quota of 0 grants none).%s",
+			f.Name, covered[c], c, obj("name", covered[c], "nominal_quota", "0"), c, reorder)
 	case len(missing) > 1:
 		var ms []string
 		for _, c := range missing {
 			ms = append(ms, fmt.Sprintf("%q (covered_resources[%d])", covered[c], c))
 		}
 		errs.add(rp, "Missing Resource Quota",
-			"flavor %q has no quota for %s; every flavor must list all covered resources, in their order: %s. Add the missing ones, with nominal_quota = \"0\" where the flavor grants none.",
-			f.Name, strings.Join(ms, ", "), strings.Join(covered, ", "))
+			"flavor %q has no quota for %s; every flavor must list all covered resources, in their order: %s. Add the missing ones, with %v where the flavor grants none.",
+			f.Name, strings.Join(ms, ", "), strings.Join(covered, ", "), set("nominal_quota", "0"))
 	case !notCovered:
 		errs.add(rp, "Resources Out Of Order",
 			"flavor %q lists its quotas as %s, but they must follow covered_resources: %s. Reorder the resources of this flavor.",
@@ -268,9 +268,9 @@ func checkQuota(errs *FieldErrors, p Path, q ResourceQuota, rules groupRules) {
 			continue
 		}
 		if !rules.hasParent {
-			what, remedy := "a ClusterQueue that belongs to a cohort", "put the queue in a cohort (cohort = \"...\")"
+			what, remedy := "a ClusterQueue that belongs to a cohort", textf("put the queue in a cohort (%v)", set("cohort", "..."))
 			if rules.limitsNeed == "Parent" {
-				what, remedy = "a Cohort with a parent", "set parent to the cohort above this one (e.g. parent = \"org\")"
+				what, remedy = "a Cohort with a parent", textf("set parent to the cohort above this one (e.g. %v)", set("parent", "org"))
 			}
 			errs.add(at(p, l.attr), "Limit Needs A "+rules.limitsNeed,
 				"%s only applies to %s (it limits what is borrowed from or lent to the rest of the tree); %s, or remove %s (Kueue rejects it otherwise).",

@@ -157,7 +157,8 @@ func TestValidateCohortResourceGroups(t *testing.T) {
 	}
 }
 
-// The messages say what to write.
+// The messages say what to write (here in the Plain notation; internal/diagnostics
+// writes the same settings as HCL).
 func TestResourceGroupRemedies(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct {
@@ -166,7 +167,7 @@ func TestResourceGroupRemedies(t *testing.T) {
 	}{
 		"missing": {
 			group: ResourceGroup{CoveredResources: []string{"cpu", "memory"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("cpu")}}},
-			want:  `rg[0].flavors[0].resources: flavor "c" has no quota for "memory", which covered_resources lists as covered_resources[1]; every flavor must list all covered resources, in their order. Add { name = "memory", nominal_quota = "0" } as resources[1] (a quota of 0 grants none).`,
+			want:  `rg[0].flavors[0].resources: flavor "c" has no quota for "memory", which covered_resources lists as covered_resources[1]; every flavor must list all covered resources, in their order. Add {name: "memory", nominal_quota: "0"} as resources[1] (a quota of 0 grants none).`,
 		},
 		"misspelt": {
 			group: ResourceGroup{CoveredResources: []string{"cpu", "nvidia.com/gpu"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("cpu", "nvidia.com/gpus")}}},
@@ -174,7 +175,7 @@ func TestResourceGroupRemedies(t *testing.T) {
 		},
 		"missing and out of order": {
 			group: ResourceGroup{CoveredResources: []string{"cpu", "memory", "nvidia.com/gpu"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("memory", "cpu")}}},
-			want:  `rg[0].flavors[0].resources: flavor "c" has no quota for "nvidia.com/gpu", which covered_resources lists as covered_resources[2]; every flavor must list all covered resources, in their order. Add { name = "nvidia.com/gpu", nominal_quota = "0" } as resources[2] (a quota of 0 grants none). Also reorder them: they must follow covered_resources (cpu, memory, nvidia.com/gpu).`,
+			want:  `rg[0].flavors[0].resources: flavor "c" has no quota for "nvidia.com/gpu", which covered_resources lists as covered_resources[2]; every flavor must list all covered resources, in their order. Add {name: "nvidia.com/gpu", nominal_quota: "0"} as resources[2] (a quota of 0 grants none). Also reorder them: they must follow covered_resources (cpu, memory, nvidia.com/gpu).`,
 		},
 		"order": {
 			group: ResourceGroup{CoveredResources: []string{"cpu", "memory"}, Flavors: []FlavorQuotas{{Name: "c", Resources: quotas("memory", "cpu")}}},

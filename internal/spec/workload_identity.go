@@ -178,8 +178,9 @@ func (w WorkloadIdentity) Validate() FieldErrors {
 		// stop (it is not the platform's).
 		errs.add(Path{"kubernetes_service_account"}, "Default Service Account Cannot Be Created",
 			"Kubernetes creates the service account \"default\" in every namespace, so the provider cannot create it. Set "+
-				"create_kubernetes_service_account = false to bind the existing one (then every pod of namespace %s that names no service "+
-				"account acts as the Google identity), or name a service account for the training pods, e.g. \"trainer\".", w.Namespace)
+				"%v to bind the existing one (then every pod of namespace %s that names no service "+
+				"account acts as the Google identity), or name a service account for the training pods, e.g. \"trainer\".",
+			set("create_kubernetes_service_account", false), w.Namespace)
 	}
 	if !slices.Contains(WorkloadIdentityModes, w.Mode) {
 		hint := ""
@@ -201,10 +202,11 @@ func (w WorkloadIdentity) Validate() FieldErrors {
 			"set either google_service_account (an existing account's e-mail) or create_google_service_account (to create one), not both.")
 	case w.GSAEmail == "" && w.CreateGSA == nil:
 		errs.add(Path{"google_service_account"}, "Missing Google Service Account",
-			"set google_service_account to an existing account's e-mail, or create_google_service_account = { account_id = \"...\" } to create one, or mode = %q for direct grants to the KSA.", ModeDirect)
+			"set google_service_account to an existing account's e-mail, or %v to create one, or %v for direct grants to the KSA.",
+			set("create_google_service_account", obj("account_id", "...")), set("mode", ModeDirect))
 	}
 	if w.GSAEmail != "" {
-		if p := gsaEmailProblem(w.GSAEmail, w.Project); p != "" {
+		if p := gsaEmailProblem(w.GSAEmail, w.Project); p.format != "" {
 			errs.add(Path{"google_service_account"}, "Invalid Google Service Account",
 				"%q is not a Google service account e-mail: %s. A service account's e-mail is NAME@PROJECT.iam.gserviceaccount.com "+
 					"(the account may be in another project than the cluster).", w.GSAEmail, p)
@@ -226,15 +228,16 @@ func (w WorkloadIdentity) validateDirect(errs *FieldErrors) {
 	switch {
 	case w.GSAEmail != "":
 		errs.add(Path{"google_service_account"}, "Google Service Account In Direct Mode",
-			"mode = %q grants nothing on a Google service account, so google_service_account would have no effect: remove it%s, or remove mode to bind through the account.",
-			ModeDirect, alsoNumber)
+			"%v grants nothing on a Google service account, so google_service_account would have no effect: remove it%s, or remove mode to bind through the account.",
+			set("mode", ModeDirect), alsoNumber)
 	case w.CreateGSA != nil:
 		errs.add(Path{"create_google_service_account"}, "Google Service Account In Direct Mode",
-			"mode = %q uses no Google service account: remove create_google_service_account%s, or remove mode to bind through the account it creates.",
-			ModeDirect, alsoNumber)
+			"%v uses no Google service account: remove create_google_service_account%s, or remove mode to bind through the account it creates.",
+			set("mode", ModeDirect), alsoNumber)
 	case w.ProjectNumber == "":
 		errs.add(Path{"project_number"}, "Missing Project Number",
-			"mode = %q exposes the KSA's principal:// identifier, which names the project by number: set project_number (e.g. from data.google_project.this.number).", ModeDirect)
+			"%v exposes the KSA's principal:// identifier, which names the project by number: set project_number (e.g. from %v).",
+			set("mode", ModeDirect), ProjectNumberRef)
 	}
 }
 
@@ -412,37 +415,37 @@ func suggestAccountID(s string) string {
 // "Service account types"). The account may be in any project: Workload
 // Identity Federation for GKE grants roles/iam.workloadIdentityUser on the
 // account wherever it is. project (the cluster's) is used in examples only.
-func gsaEmailProblem(email, project string) string {
+func gsaEmailProblem(email, project string) text {
 	if project == "" {
 		project = "PROJECT"
 	}
 	if rest, ok := strings.CutPrefix(email, "serviceAccount:"); ok {
-		return fmt.Sprintf("it is an IAM member; write the e-mail alone: %q", rest)
+		return textf("it is an IAM member; write the e-mail alone: %q", rest)
 	}
 	if _, rest, ok := strings.Cut(email, "/serviceAccounts/"); ok && strings.HasPrefix(email, "projects/") {
-		return fmt.Sprintf("it is the account's resource name; write its e-mail alone: %q", rest)
+		return textf("it is the account's resource name; write its e-mail alone: %q", rest)
 	}
 	name, domain, ok := strings.Cut(email, "@")
 	switch {
 	case !ok:
-		return fmt.Sprintf("it has no '@'. If it is an account ID, write the e-mail (%q), or create the account with "+
-			"create_google_service_account = { account_id = %q } instead", email+"@"+project+".iam.gserviceaccount.com", email)
+		return textf("it has no '@'. If it is an account ID, write the e-mail (%q), or create the account with "+
+			"%v instead", email+"@"+project+".iam.gserviceaccount.com", set("create_google_service_account", obj("account_id", email)))
 	case strings.Contains(domain, "@"):
-		return "it has more than one '@'"
+		return text{format: "it has more than one '@'"}
 	case name == "":
-		return "nothing comes before '@'"
+		return text{format: "nothing comes before '@'"}
 	case strings.ToLower(email) != email:
-		return fmt.Sprintf("it has upper-case letters; service account e-mails are lower case (%q)", strings.ToLower(email))
+		return textf("it has upper-case letters; service account e-mails are lower case (%q)", strings.ToLower(email))
 	}
 	if bad := badRunes(email, func(r rune) bool { return isLowerAlnum(r) || r == '-' || r == '.' || r == '@' }); bad != "" {
-		return "it contains " + bad + "; a service account e-mail has only lower-case letters, digits, '-', '.' and '@'"
+		return text{format: "it contains " + bad + "; a service account e-mail has only lower-case letters, digits, '-', '.' and '@'"}
 	}
 	switch {
 	case domain == "iam.gserviceaccount.com":
-		return fmt.Sprintf("the project is missing after '@' (e.g. %q)", name+"@"+project+".iam.gserviceaccount.com")
+		return textf("the project is missing after '@' (e.g. %q)", name+"@"+project+".iam.gserviceaccount.com")
 	case !strings.HasSuffix(domain, ".gserviceaccount.com"):
-		return "it is not a service account's address (those end in .gserviceaccount.com): a user or group cannot be the identity " +
-			"pods act as. To bind a new account, use create_google_service_account = { account_id = \"...\" }"
+		return textf("it is not a service account's address (those end in .gserviceaccount.com): a user or group cannot be the identity "+
+			"pods act as. To bind a new account, use %v", set("create_google_service_account", obj("account_id", "...")))
 	}
-	return ""
+	return text{}
 }
