@@ -137,6 +137,9 @@ func titleCase(s string) string {
 }
 
 func plain(err error) string {
+	if text, ok := reconcilePlain(err); ok && !errors.As(err, new(*retry.Error)) {
+		return text
+	}
 	var fe spec.FieldErrors
 	var urlErr *url.Error
 	var netErr *net.OpError
