@@ -30,6 +30,7 @@ import (
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/catalog"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
@@ -537,14 +538,23 @@ func (r *GPUPool) pools(ctx context.Context, diags *diag.Diagnostics) (*reconcil
 }
 
 // gpuPoolError explains a failed GKE action in plain words, then quotes it.
+// internal/gke states the facts; the Terraform words are added here.
 func gpuPoolError(diags *diag.Diagnostics, summary string, err error) {
 	var failed *reconcile.CreateFailedError
-	var busy *reconcile.BusyError
+	var busy *gke.BusyError
 	switch {
 	case errors.As(err, &failed):
 		diags.AddError(summary, failed.Plain()+"\n\nOriginal error: "+err.Error())
 	case errors.As(err, &busy):
-		diags.AddError(summary, busy.Plain()+"\n\nOriginal error: "+err.Error())
+		original := err.Error()
+		var queued *gke.QueuedError
+		if errors.As(err, &queued) {
+			original = strings.Replace(original, queued.Error(), fmt.Sprintf("waiting for this provider's other operations on the cluster to %s node pool %s: %v",
+				queued.Action, queued.NodePool, queued.Err), 1)
+		}
+		diags.AddError(summary, fmt.Sprintf("GKE is busy with another operation on cluster %s (it runs one at a time); the provider retried %d times over %s "+
+			"and the timeout ran out. Run the apply again once the other operation (an upgrade, the autoscaler, another apply) has finished, "+
+			"or raise the timeouts.", busy.Cluster, busy.Attempts, busy.Elapsed.Round(time.Second))+"\n\nOriginal error: "+original)
 	case errors.Is(err, reconcile.ErrNeedsReplacement):
 		diags.AddError(summary, "The node pool changed since the plan in a field GKE cannot change in place. Run terraform plan again: "+
 			"it shows the replacement.\n\nOriginal error: "+err.Error())

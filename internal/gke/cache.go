@@ -25,9 +25,9 @@ func (c *Client) invalidate() {
 }
 
 // write runs a mutation between invalidations, waiting out UNAVAILABLE. A
-// mutation GKE took before it answered UNAVAILABLE is seen by its retry
-// (ALREADY_EXISTS, NOT_FOUND, an operation in progress), which
-// internal/reconcile handles.
+// mutation GKE took before it answered UNAVAILABLE is seen by its retry: an
+// operation in progress, which Operations.Mutate waits out, or
+// ALREADY_EXISTS and NOT_FOUND, which internal/reconcile handles.
 func (c *Client) write(ctx context.Context, rpc func(context.Context) (*containerpb.Operation, error)) (*containerpb.Operation, error) {
 	c.invalidate()
 	defer c.invalidate()

@@ -1,5 +1,3 @@
-// Package gke talks to the GKE ClusterManager API through the official gRPC
-// client (cloud.google.com/go/container/apiv1).
 package gke
 
 import (

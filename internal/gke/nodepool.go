@@ -6,12 +6,13 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 )
 
-// Node pool calls; waiting for the returned operation, retrying while GKE is
-// busy with another operation, and locking are internal/reconcile's job
-// (UNAVAILABLE is waited out here, in call). Reads go through the client's read cache
-// (cache.go): every node pool of a cluster comes from one ListNodePools per
-// provider process, and every mutation, and every operation seen done,
-// invalidates it.
+// Node pool calls, one RPC each (UNAVAILABLE is waited out here, in call).
+// Every mutating call returns a long-running operation: sending it under the
+// per-cluster lock, sending it again while GKE is busy with another
+// operation, and waiting for the operation is Operations' job
+// (operations.go). Reads go through the client's read cache (cache.go):
+// every node pool of a cluster comes from one ListNodePools per provider
+// process, and every mutation, and every operation seen done, invalidates it.
 
 // GetNodePool reads projects/P/locations/L/clusters/C/nodePools/N.
 func (c *Client) GetNodePool(ctx context.Context, name string) (*containerpb.NodePool, error) {

@@ -5,20 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/mlplatform/terraform-provider-mlplatform/internal/retry"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
@@ -33,22 +31,14 @@ type NodePoolAPI interface {
 	GetOperation(ctx context.Context, name string) (*containerpb.Operation, error)
 }
 
-// Locker serializes mutations per cluster (and per node pool) in this
-// process (internal/gke.ClusterLocks).
-type Locker interface {
-	Lock(ctx context.Context, cluster, nodePool string) (unlock func(), err error)
-}
-
 // GPUPoolRef names a node pool.
 type GPUPoolRef struct{ Project, Location, Cluster, Name string }
 
 // ClusterName is projects/P/locations/L/clusters/C.
-func (r GPUPoolRef) ClusterName() string {
-	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s", r.Project, r.Location, r.Cluster)
-}
+func (r GPUPoolRef) ClusterName() string { return gke.NodePoolRef(r).ClusterName() }
 
 // NodePoolName is projects/P/locations/L/clusters/C/nodePools/N.
-func (r GPUPoolRef) NodePoolName() string { return r.ClusterName() + "/nodePools/" + r.Name }
+func (r GPUPoolRef) NodePoolName() string { return gke.NodePoolRef(r).NodePoolName() }
 
 func (r GPUPoolRef) String() string { return r.NodePoolName() }
 
@@ -71,35 +61,16 @@ type ObservedGPUPool struct {
 
 // GPUPools reconciles GPU node pools: Observe → Diff → Apply → Wait, one
 // GKE request per field group, serialized per cluster and retried while GKE
-// is busy with another operation.
+// is busy with another operation (gke.Operations, paced by Pacing).
 type GPUPools struct {
 	api   NodePoolAPI
-	locks Locker
-
-	// Logf receives progress (operation polling, retries). Default: discard.
-	Logf func(ctx context.Context, msg string, fields map[string]any)
-	// Sleep waits d or until ctx ends (injectable for tests).
-	Sleep func(ctx context.Context, d time.Duration) error
-	Now   func() time.Time
-	// Poll is the first operation poll interval; it grows by a quarter each
-	// poll up to MaxPoll, so an operation is seen done at most ~25% after it
-	// finished (the next pool on the cluster waits for that).
-	Poll, MaxPoll time.Duration
-	// RetryBase and RetryMax bound the jittered exponential backoff between
-	// attempts while GKE is busy; retries stop when ctx (the resource
-	// timeout) ends.
-	RetryBase, RetryMax time.Duration
+	locks gke.Locker
+	gke.Pacing
 }
 
 // NewGPUPools returns a reconciler with production defaults.
-func NewGPUPools(api NodePoolAPI, locks Locker) *GPUPools {
-	return &GPUPools{
-		api: api, locks: locks,
-		Logf:  func(context.Context, string, map[string]any) {},
-		Sleep: retry.Sleep, Now: time.Now,
-		Poll: 50 * time.Millisecond, MaxPoll: 5 * time.Second,
-		RetryBase: 250 * time.Millisecond, RetryMax: 20 * time.Second,
-	}
+func NewGPUPools(api NodePoolAPI, locks gke.Locker) *GPUPools {
+	return &GPUPools{api: api, locks: locks, Pacing: gke.DefaultPacing()}
 }
 
 // ---- errors -----------------------------------------------------------------
@@ -107,48 +78,12 @@ func NewGPUPools(api NodePoolAPI, locks Locker) *GPUPools {
 // ErrNeedsReplacement: the pool differs in a field GKE cannot change in place.
 var ErrNeedsReplacement = errors.New("node pool needs replacement")
 
-// BusyError: GKE kept refusing the request because of other operations on
-// the cluster until the timeout ran out.
-type BusyError struct {
-	Cluster  string
-	Attempts int
-	Elapsed  time.Duration
-	Err      error
-}
-
-func (e *BusyError) Error() string {
-	return fmt.Sprintf("GKE is busy with another operation on cluster %s; retried %d times over %s: %v",
-		e.Cluster, e.Attempts, e.Elapsed.Round(time.Millisecond), e.Err)
-}
-
-func (e *BusyError) Unwrap() error { return e.Err }
-
-// Plain says what happened in plain words.
-func (e *BusyError) Plain() string {
-	return fmt.Sprintf("GKE is busy with another operation on cluster %s (it runs one at a time); the provider retried %d times over %s "+
-		"and the timeout ran out. Run the apply again once the other operation (an upgrade, the autoscaler, another apply) has finished, "+
-		"or raise the timeouts.", e.Cluster, e.Attempts, e.Elapsed.Round(time.Second))
-}
-
-// OperationError is a GKE operation that finished in error.
-type OperationError struct {
-	Op       string // operation resource name
-	Type     string // e.g. CREATE_NODE_POOL
-	NodePool string
-	Code     codes.Code
-	Message  string
-}
-
-func (e *OperationError) Error() string {
-	return fmt.Sprintf("GKE operation %s (%s) on node pool %s failed: %s: %s", e.Op, e.Type, e.NodePool, e.Code, e.Message)
-}
-
 // CreateFailedError is a node pool create that GKE accepted but could not
 // finish (e.g. a GPU stockout). Cleaned says whether the half-created pool
 // was deleted again.
 type CreateFailedError struct {
 	Pool       spec.GPUPool
-	Cause      *OperationError
+	Cause      *gke.OperationError
 	Cleaned    bool
 	CleanupErr error
 }
@@ -592,106 +527,11 @@ func cmpOr(a, b int) int {
 
 func notFound(err error) bool { return status.Code(err) == codes.NotFound }
 
-// retryable reports the answers that mean "GKE is busy, try again": another
-// operation holds the cluster (FAILED_PRECONDITION, CLUSTER_ALREADY_HAS_OPERATION),
-// too many concurrent operations or quota (RESOURCE_EXHAUSTED), a lost
-// read-modify-write race (ABORTED).
-func retryable(err error) bool {
-	st, ok := status.FromError(err)
-	if !ok {
-		return false
-	}
-	switch st.Code() {
-	case codes.ResourceExhausted, codes.Aborted:
-		return true
-	case codes.FailedPrecondition:
-		for _, d := range st.Details() {
-			if ei, ok := d.(*errdetails.ErrorInfo); ok && ei.GetReason() == "CLUSTER_ALREADY_HAS_OPERATION" {
-				return true
-			}
-		}
-		return strings.Contains(st.Message(), "incompatible operation") || strings.Contains(st.Message(), "operation in progress")
-	}
-	return false
-}
-
-// backoff is the wait before attempt n+1: exponential from RetryBase,
-// capped at RetryMax, with full jitter in [d/2, d).
-func (g *GPUPools) backoff(n int) time.Duration {
-	d := g.RetryBase << min(n-1, 20)
-	if d > g.RetryMax || d <= 0 {
-		d = g.RetryMax
-	}
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
-}
-
-// mutate sends one mutating request under the cluster lock, retrying while
-// GKE is busy, and waits for its operation. A nil operation with a nil error
-// means there was nothing to do.
+// mutate sends one mutating request and waits for its operation (see
+// gke.Operations.Mutate).
 func (g *GPUPools) mutate(ctx context.Context, ref GPUPoolRef, what string, call func(ctx context.Context) (*containerpb.Operation, error)) error {
-	start := g.Now()
-	for attempt := 1; ; attempt++ {
-		unlock, err := g.locks.Lock(ctx, ref.ClusterName(), ref.NodePoolName())
-		if err != nil {
-			return &BusyError{Cluster: ref.ClusterName(), Attempts: attempt - 1, Elapsed: g.Now().Sub(start),
-				Err: fmt.Errorf("waiting for this provider's other operations on the cluster to %s node pool %s: %w", what, ref.Name, err)}
-		}
-		op, err := call(ctx)
-		if err == nil {
-			if op != nil {
-				err = g.wait(ctx, ref, op, what)
-			}
-			unlock()
-			return err
-		}
-		unlock()
-		if !retryable(err) {
-			return fmt.Errorf("%s node pool %s: %w", what, ref, err)
-		}
-		d := g.backoff(attempt)
-		g.Logf(ctx, "GKE is busy; retrying", map[string]any{"node_pool": ref.Name, "action": what, "attempt": attempt, "wait": d.String(), "error": err.Error()})
-		if serr := g.Sleep(ctx, d); serr != nil {
-			return &BusyError{Cluster: ref.ClusterName(), Attempts: attempt, Elapsed: g.Now().Sub(start), Err: err}
-		}
-	}
-}
-
-// opName is the resource name GetOperation takes: GKE returns the short id
-// in Operation.Name and the full URL in SelfLink.
-func opName(op *containerpb.Operation, ref GPUPoolRef) string {
-	if i := strings.Index(op.GetSelfLink(), "projects/"); i >= 0 {
-		return op.GetSelfLink()[i:]
-	}
-	if strings.HasPrefix(op.GetName(), "projects/") {
-		return op.GetName()
-	}
-	return "projects/" + ref.Project + "/locations/" + ref.Location + "/operations/" + op.GetName()
-}
-
-// wait polls op until it is DONE, logging progress.
-func (g *GPUPools) wait(ctx context.Context, ref GPUPoolRef, op *containerpb.Operation, what string) error {
-	name, start, poll := opName(op, ref), g.Now(), g.Poll
-	for op.GetStatus() != containerpb.Operation_DONE {
-		if err := g.Sleep(ctx, poll); err != nil {
-			return fmt.Errorf("GKE operation %s (%s node pool %s) was still %s after %s: %w",
-				name, what, ref.Name, op.GetStatus(), g.Now().Sub(start).Round(time.Second), err)
-		}
-		poll = min(poll*5/4, g.MaxPoll)
-		next, err := g.api.GetOperation(ctx, name)
-		if err != nil {
-			if retryable(err) || status.Code(err) == codes.Unavailable {
-				continue
-			}
-			return fmt.Errorf("read GKE operation %s: %w", name, err)
-		}
-		op = next
-		g.Logf(ctx, "waiting for GKE operation", map[string]any{"node_pool": ref.Name, "action": what, "operation": name,
-			"type": op.GetOperationType().String(), "status": op.GetStatus().String(), "elapsed": g.Now().Sub(start).Round(time.Millisecond).String()})
-	}
-	if e := op.GetError(); e != nil && e.GetCode() != 0 {
-		return &OperationError{Op: name, Type: op.GetOperationType().String(), NodePool: ref.Name, Code: codes.Code(e.GetCode()), Message: e.GetMessage()}
-	}
-	return nil
+	ops := gke.Operations{API: g.api, Locks: g.locks, Pacing: g.Pacing}
+	return ops.Mutate(ctx, gke.NodePoolRef(ref), what, call)
 }
 
 // get reads the pool; found is false when GKE has none of that name.
@@ -767,7 +607,7 @@ func (g *GPUPools) Create(ctx context.Context, desired spec.GPUPool) (ObservedGP
 			return g.adopt(ctx, desired, np)
 		}
 	}
-	var opErr *OperationError
+	var opErr *gke.OperationError
 	if errors.As(err, &opErr) {
 		failed := &CreateFailedError{Pool: desired, Cause: opErr}
 		if failed.Pool.MachineType == "" {

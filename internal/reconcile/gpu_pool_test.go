@@ -218,7 +218,7 @@ func TestRetryWhileBusy(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else {
-				var busy *reconcile.BusyError
+				var busy *gke.BusyError
 				if !errors.As(err, &busy) || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error = %v, want BusyError %q", err, tc.wantErr)
 				}
