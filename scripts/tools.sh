@@ -12,7 +12,18 @@
 # Writes $MLPLATFORM_CACHE/tools.env (sourced by the GNUmakefile and .ci/run):
 #   MLPLATFORM_TEST_BINS, TF_ACC_TERRAFORM_PATH (+ OpenTofu settings when tofu is used).
 # Only the Go module proxy is needed. Cold: ~10-15 min on 2 cores; warm: ~1 s.
+#
+#   scripts/tools.sh cli   only the Terraform CLI (for `make unit`: the plan-only
+#                          tests run it, no control plane): writes and prints
+#                          $MLPLATFORM_CACHE/cli.env, TF_ACC_TERRAFORM_PATH (+ the
+#                          OpenTofu settings). Instant with terraform >= 1.5 on PATH.
 set -euo pipefail
+
+MODE=${1:-all}
+case $MODE in
+  all | cli) ;;
+  *) echo "usage: $0 [cli]" >&2; exit 2 ;;
+esac
 
 K8S_VERSION=${K8S_VERSION:-1.35.4}
 ETCD_VERSION=${ETCD_VERSION:-3.6.8}
@@ -24,13 +35,14 @@ export CGO_ENABLED=0 GOFLAGS=-mod=mod GOWORK=off
 
 say() { printf '[tools] %s\n' "$*" >&2; }
 elapsed() { echo "$(( $(date +%s) - $1 ))s"; }
-mkdir -p "$BINS"
+mkdir -p "$CACHE"
+[ "$MODE" = cli ] || mkdir -p "$BINS"
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 
 # --- kube-apiserver + kube-controller-manager -------------------------------
 # k8s.io/kubernetes requires its staging modules at v0.0.0 (replaced in its own
 # repo), so build through a throwaway main module that pins each of them.
-if [ ! -f "$BINS/.kube-$K8S_VERSION" ]; then
+if [ "$MODE" = all ] && [ ! -f "$BINS/.kube-$K8S_VERSION" ]; then
   t0=$(date +%s); say "building kube-apiserver and kube-controller-manager v$K8S_VERSION (cold: ~13-15 min on 2 cores)"
   mkdir "$TMP/kube" && cd "$TMP/kube"
   go mod download "k8s.io/kubernetes@v$K8S_VERSION"
@@ -56,7 +68,7 @@ fi
 # --- etcd --------------------------------------------------------------------
 # The server/v3 module root is package main but has replace directives, so
 # `go install` is refused; build it through a main module instead.
-if [ ! -f "$BINS/.etcd-$ETCD_VERSION" ]; then
+if [ "$MODE" = all ] && [ ! -f "$BINS/.etcd-$ETCD_VERSION" ]; then
   t0=$(date +%s); say "building etcd v$ETCD_VERSION (cold: ~2 min)"
   mkdir "$TMP/etcd" && cd "$TMP/etcd"
   printf 'module etcdbuild\n\ngo 1.24.0\n\nrequire go.etcd.io/etcd/server/v3 v%s\n' "$ETCD_VERSION" > go.mod
@@ -67,7 +79,7 @@ if [ ! -f "$BINS/.etcd-$ETCD_VERSION" ]; then
 fi
 
 # --- Kueue manager, CRDs and webhook manifests --------------------------------
-if [ ! -f "$BINS/.kueue-$KUEUE_VERSION" ]; then
+if [ "$MODE" = all ] && [ ! -f "$BINS/.kueue-$KUEUE_VERSION" ]; then
   t0=$(date +%s); say "building the Kueue manager v$KUEUE_VERSION (cold: ~8-12 min)"
   GOBIN=$BINS go install -trimpath -ldflags='-s -w' "sigs.k8s.io/kueue/cmd/kueue@v$KUEUE_VERSION"
   dir=$(cd "$TMP" && go mod download -json "sigs.k8s.io/kueue@v$KUEUE_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*$/\1/p')
@@ -83,7 +95,7 @@ fi
 # (Dynamic Workload Scheduler / flex-start); without the API, Kueue skips its
 # provisioning admission-check controller. Take the CRD from the exact
 # cluster-autoscaler/apis version Kueue's go.mod pins.
-if [ ! -f "$BINS/.provreq-$KUEUE_VERSION" ]; then
+if [ "$MODE" = all ] && [ ! -f "$BINS/.provreq-$KUEUE_VERSION" ]; then
   say "fetching the ProvisioningRequest CRD (as GKE's cluster autoscaler serves it)"
   kdir=$(cd "$TMP" && go mod download -json "sigs.k8s.io/kueue@v$KUEUE_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*$/\1/p')
   ver=$(awk '$1 == "k8s.io/autoscaler/cluster-autoscaler/apis" {print $2; exit}' "$kdir/go.mod")
@@ -121,13 +133,17 @@ if [ -z "$TF" ]; then
   TF=$TOFU; say "using OpenTofu ($TF)"
 fi
 
-{
-  echo "MLPLATFORM_TEST_BINS=$BINS"
-  echo "TF_ACC_TERRAFORM_PATH=$TF"
-  if [ "$TF_KIND" = tofu ]; then
-    echo "TF_ACC_PROVIDER_NAMESPACE=hashicorp"
-    echo "TF_ACC_PROVIDER_HOST=registry.opentofu.org"
-  fi
-} > "$CACHE/tools.env"
-say "tools ready: $CACHE/tools.env"
-cat "$CACHE/tools.env"
+CLI_ENV="TF_ACC_TERRAFORM_PATH=$TF"
+if [ "$TF_KIND" = tofu ]; then
+  CLI_ENV+=$'\nTF_ACC_PROVIDER_NAMESPACE=hashicorp\nTF_ACC_PROVIDER_HOST=registry.opentofu.org'
+fi
+# write FILE CONTENT: replaced at once, so a concurrent reader sees old or new
+write() { printf '%s\n' "$2" > "$1.$$" && mv -f "$1.$$" "$1"; }
+write "$CACHE/cli.env" "$CLI_ENV"
+OUT=$CACHE/cli.env
+if [ "$MODE" = all ]; then
+  write "$CACHE/tools.env" "MLPLATFORM_TEST_BINS=$BINS"$'\n'"$CLI_ENV"
+  OUT=$CACHE/tools.env
+fi
+say "tools ready: $OUT"
+cat "$OUT"
