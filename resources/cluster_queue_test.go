@@ -309,7 +309,6 @@ resource "mlplatform_resource_flavor" "used" {
 
 func TestAccClusterQueueValidation(t *testing.T) {
 	t.Parallel()
-	acctest.Env(t)
 	group := func(quotas string) string {
 		return `resource_groups = [{
   covered_resources = ["cpu", "nvidia.com/gpu"]
@@ -357,10 +356,10 @@ func TestAccClusterQueueValidation(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			resource.Test(t, resource.TestCase{
+			acctest.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.Factories(),
 				Steps: []resource.TestStep{{
-					Config: "provider \"mlplatform\" {\n  kubeconfig = \"/nonexistent\"\n}\n" +
+					Config: acctest.PlanOnlyProvider() +
 						"resource \"mlplatform_cluster_queue\" \"x\" {\n  name = \"x\"\n" + tc.body + "\n}\n",
 					PlanOnly:    true,
 					ExpectError: regexp.MustCompile(tc.want),

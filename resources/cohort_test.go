@@ -208,7 +208,6 @@ func TestAccCohort(t *testing.T) {
 
 func TestAccCohortValidation(t *testing.T) {
 	t.Parallel()
-	acctest.Env(t)
 	group := func(covered, resources string) string {
 		return `resource_groups = [{ covered_resources = ` + covered + `, flavors = [{ name = "f", resources = ` + resources + ` }] }]`
 	}
@@ -243,10 +242,10 @@ func TestAccCohortValidation(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			resource.Test(t, resource.TestCase{
+			acctest.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.Factories(),
 				Steps: []resource.TestStep{{
-					Config: "provider \"mlplatform\" {\n  kubeconfig = \"/nonexistent\"\n}\n" +
+					Config: acctest.PlanOnlyProvider() +
 						"resource \"mlplatform_cohort\" \"x\" {\n  name = \"x\"\n  " + tc.body + "\n}\n",
 					PlanOnly:    true,
 					ExpectError: regexp.MustCompile(tc.want),

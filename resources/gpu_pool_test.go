@@ -424,7 +424,6 @@ resource "mlplatform_gpu_pool" "a100" {
 
 func TestAccGPUPoolValidation(t *testing.T) {
 	t.Parallel()
-	acctest.Env(t)
 	l4 := `machine_type = "g2-standard-8"
   gpu = { type = "nvidia-l4", count = 1 }
   autoscaling = { max_nodes = 2 }`
@@ -478,15 +477,10 @@ func TestAccGPUPoolValidation(t *testing.T) {
 			if !strings.Contains(body, "name =") {
 				body = "name = \"x\"\n  " + body
 			}
-			resource.Test(t, resource.TestCase{
+			acctest.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.Factories(),
 				Steps: []resource.TestStep{{
-					Config: `provider "mlplatform" {
-  project    = "p"
-  location   = "us-central1"
-  cluster    = "c"
-  kubeconfig = "/nonexistent"
-}
+					Config: acctest.PlanOnlyProvider(`project = "p"`, `location = "us-central1"`, `cluster = "c"`) + `
 resource "mlplatform_gpu_pool" "x" {
   ` + body + "\n}\n",
 					PlanOnly:    true,

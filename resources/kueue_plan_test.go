@@ -13,15 +13,10 @@ import (
 // that are unknown until apply (an id, each.key) do not trip validation.
 func TestAccKueuePlanWithoutCluster(t *testing.T) {
 	t.Parallel()
-	acctest.Env(t)
-	resource.Test(t, resource.TestCase{
+	acctest.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{{
-			Config: `
-provider "mlplatform" {
-  kubeconfig = "/nonexistent/kubeconfig"
-}
-
+			Config: acctest.PlanOnlyProvider() + `
 resource "mlplatform_workload_priority_class" "p" {
   name  = "production"
   value = 1000

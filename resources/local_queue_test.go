@@ -183,11 +183,10 @@ resource "mlplatform_local_queue" "gpu" {
 
 func TestAccLocalQueueImportID(t *testing.T) {
 	t.Parallel()
-	acctest.Env(t)
-	resource.Test(t, resource.TestCase{
+	acctest.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{{
-			Config:        acctest.ProviderConfig(t) + "resource \"mlplatform_local_queue\" \"x\" {\n namespace = \"a\"\n name = \"b\"\n cluster_queue = \"c\"\n}\n",
+			Config:        acctest.PlanOnlyProvider() + "resource \"mlplatform_local_queue\" \"x\" {\n namespace = \"a\"\n name = \"b\"\n cluster_queue = \"c\"\n}\n",
 			ResourceName:  "mlplatform_local_queue.x",
 			ImportState:   true,
 			ImportStateId: "just-a-name",

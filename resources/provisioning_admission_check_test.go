@@ -172,7 +172,6 @@ func TestAccProvisioningAdmissionCheck(t *testing.T) {
 
 func TestAccProvisioningAdmissionCheckValidation(t *testing.T) {
 	t.Parallel()
-	acctest.Env(t)
 	cases := map[string]struct{ name, body, want string }{
 		"dotted name": {name: "dws.gke", want: `(?s)Invalid Name.*Attribute name:.*\(no\s+dots\)`},
 		"negative retries": {name: "x", body: `retry_strategy = { backoff_limit_count = -1 }`,
@@ -185,10 +184,10 @@ func TestAccProvisioningAdmissionCheckValidation(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			resource.Test(t, resource.TestCase{
+			acctest.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.Factories(),
 				Steps: []resource.TestStep{{
-					Config: "provider \"mlplatform\" {\n  kubeconfig = \"/nonexistent\"\n}\n" +
+					Config: acctest.PlanOnlyProvider() +
 						"resource \"mlplatform_provisioning_admission_check\" \"x\" {\n  name = \"" + tc.name + "\"\n  " + tc.body + "\n}\n",
 					PlanOnly:    true,
 					ExpectError: regexp.MustCompile(tc.want),

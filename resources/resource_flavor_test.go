@@ -170,7 +170,6 @@ func TestAccResourceFlavor(t *testing.T) {
 
 func TestAccResourceFlavorValidation(t *testing.T) {
 	t.Parallel()
-	acctest.Env(t)
 	cases := map[string]struct{ body, want string }{
 		"nine node labels": {`node_labels = { a = "1", b = "2", c = "3", d = "4", e = "5", f = "6", g = "7", h = "8", i = "9" }`,
 			`(?s)Too Many Entries.*Attribute node_labels: 9 entries.*at most 8`},
@@ -188,10 +187,10 @@ func TestAccResourceFlavorValidation(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			resource.Test(t, resource.TestCase{
+			acctest.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.Factories(),
 				Steps: []resource.TestStep{{
-					Config: "provider \"mlplatform\" {\n  kubeconfig = \"/nonexistent\"\n}\n" +
+					Config: acctest.PlanOnlyProvider() +
 						"resource \"mlplatform_resource_flavor\" \"x\" {\n  name = \"x\"\n  " + tc.body + "\n}\n",
 					PlanOnly:    true,
 					ExpectError: regexp.MustCompile(tc.want),

@@ -129,7 +129,6 @@ func TestAccTeamNamespace(t *testing.T) {
 
 func TestAccTeamNamespaceValidation(t *testing.T) {
 	t.Parallel()
-	acctest.Env(t)
 	cases := map[string]struct{ body, want string }{
 		"reserved label":  {"name = \"a\"\n team = \"vision\"\n labels = { \"mlplatform.dev/team\" = \"x\" }", `(?s)Reserved Label.*Attribute labels\["mlplatform.dev/team"\]`},
 		"email as owner":  {"name = \"a\"\n team = \"vision\"\n owner = \"alice@example.com\"", `(?s)Invalid Owner.*Attribute owner`},
@@ -140,10 +139,10 @@ func TestAccTeamNamespaceValidation(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			resource.Test(t, resource.TestCase{
+			acctest.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.Factories(),
 				Steps: []resource.TestStep{{
-					Config:      "provider \"mlplatform\" {\n  kubeconfig = \"/nonexistent\"\n}\nresource \"mlplatform_team_namespace\" \"x\" {\n" + tc.body + "\n}\n",
+					Config:      acctest.PlanOnlyProvider() + "resource \"mlplatform_team_namespace\" \"x\" {\n" + tc.body + "\n}\n",
 					PlanOnly:    true,
 					ExpectError: regexp.MustCompile(tc.want),
 				}},

@@ -25,7 +25,11 @@ import (
 )
 
 func trainingNetworkPolicyConfig(t *testing.T, ns, body string) string {
-	return acctest.ProviderConfig(t) + fmt.Sprintf("resource \"mlplatform_training_network_policy\" \"team\" {\n  namespace = %q\n%s\n}\n", ns, body)
+	return acctest.ProviderConfig(t) + trainingNetworkPolicyBlock(ns, body)
+}
+
+func trainingNetworkPolicyBlock(ns, body string) string {
+	return fmt.Sprintf("resource \"mlplatform_training_network_policy\" \"team\" {\n  namespace = %q\n%s\n}\n", ns, body)
 }
 
 // givenForeignPolicy creates a NetworkPolicy the resource does not own.
@@ -290,17 +294,16 @@ func TestAccTrainingNetworkPolicyReachability(t *testing.T) {
 
 func TestAccTrainingNetworkPolicyValidation(t *testing.T) {
 	t.Parallel()
-	acctest.Env(t)
-	resource.Test(t, resource.TestCase{
+	acctest.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{
 			{
-				Config:      trainingNetworkPolicyConfig(t, "acc-tnp-bad", `  extra_egress = [{ cidrs = ["10.20.0.0"], ports = [70000], protocol = "ICMP" }]`),
+				Config:      acctest.PlanOnlyProvider() + trainingNetworkPolicyBlock("acc-tnp-bad", `  extra_egress = [{ cidrs = ["10.20.0.0"], ports = [70000], protocol = "ICMP" }]`),
 				ExpectError: regexp.MustCompile(`(?s)Invalid CIDR.*Invalid Port|(?s)Invalid Port.*Invalid CIDR`),
 				PlanOnly:    true,
 			},
 			{
-				Config:        trainingNetworkPolicyConfig(t, "acc-tnp-bad", ""),
+				Config:        acctest.PlanOnlyProvider() + trainingNetworkPolicyBlock("acc-tnp-bad", ""),
 				ResourceName:  "mlplatform_training_network_policy.team",
 				ImportState:   true,
 				ImportStateId: "Not_A_Namespace",

@@ -528,7 +528,6 @@ func credentialMarkers(t *testing.T, kubeconfig string) []string {
 // Bad bindings are refused at plan, naming the attribute, with no connection.
 func TestAccWorkloadIdentityValidation(t *testing.T) {
 	t.Parallel()
-	acctest.Env(t)
 	const ksa = "namespace = \"vision\"\n kubernetes_service_account = \"trainer\"\n"
 	cases := map[string]struct{ body, want string }{
 		"no GSA":         {ksa, `(?s)Missing Google Service Account.*Attribute google_service_account`},
@@ -544,10 +543,10 @@ func TestAccWorkloadIdentityValidation(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			resource.Test(t, resource.TestCase{
+			acctest.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.Factories(),
 				Steps: []resource.TestStep{{
-					Config: "provider \"mlplatform\" {\n  project = \"ml-prod\"\n  kubeconfig = \"/nonexistent\"\n}\n" +
+					Config: acctest.PlanOnlyProvider(`project = "ml-prod"`) +
 						"resource \"mlplatform_workload_identity\" \"x\" {\n" + tc.body + "\n}\n",
 					PlanOnly:    true,
 					ExpectError: regexp.MustCompile(tc.want),

@@ -157,12 +157,7 @@ func TestAccWorkloadPriorityClass(t *testing.T) {
 // before any request: the provider here points at a cluster that does not exist.
 func TestAccWorkloadPriorityClassValidation(t *testing.T) {
 	t.Parallel()
-	acctest.Env(t)
-	unreachable := `
-provider "mlplatform" {
-  kubeconfig = "/nonexistent/kubeconfig"
-}
-`
+	unreachable := acctest.PlanOnlyProvider()
 	cases := map[string]struct {
 		body string
 		want string
@@ -175,7 +170,7 @@ provider "mlplatform" {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			resource.Test(t, resource.TestCase{
+			acctest.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.Factories(),
 				Steps: []resource.TestStep{{
 					Config:      unreachable + "resource \"mlplatform_workload_priority_class\" \"x\" {\n" + tc.body + "\n}\n",
@@ -190,14 +185,10 @@ provider "mlplatform" {
 // A plan of new objects needs no cluster connection at all.
 func TestAccWorkloadPriorityClassPlanWithoutCluster(t *testing.T) {
 	t.Parallel()
-	acctest.Env(t)
-	resource.Test(t, resource.TestCase{
+	acctest.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{{
-			Config: `
-provider "mlplatform" {
-  kubeconfig = "/nonexistent/kubeconfig"
-}
+			Config: acctest.PlanOnlyProvider() + `
 resource "mlplatform_workload_priority_class" "x" {
   name  = "offline"
   value = 10

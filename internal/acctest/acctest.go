@@ -10,11 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"k8s.io/client-go/kubernetes"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
@@ -27,14 +30,15 @@ var env *testenv.Env
 
 // Main is TestMain for a package with acceptance tests. With TF_ACC set it
 // starts the environment once, runs the tests, and stops it; without TF_ACC
-// only unit tests run (acceptance tests skip themselves).
+// only unit tests run (acceptance tests skip themselves) and nothing is
+// started: the plan-only tests (UnitTest) need a Terraform CLI, no cluster.
 func Main(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
 	if os.Getenv("TF_ACC") == "" {
 		return m.Run()
 	}
-	if err := prepareTerraform(); err != nil {
+	if err := terraformCLI(); err != nil {
 		fmt.Fprintln(os.Stderr, "acceptance tests:", err)
 		return 1
 	}
@@ -55,14 +59,18 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// prepareTerraform points terraform-plugin-testing at a local CLI and keeps
-// it from reaching the network.
+// terraformCLI points terraform-plugin-testing at a local CLI and keeps it
+// from reaching the network (without TF_ACC_TERRAFORM_PATH, it would look
+// for the latest release and download it), once per test binary.
+var terraformCLI = sync.OnceValue(prepareTerraform)
+
 func prepareTerraform() error {
 	_ = os.Setenv("CHECKPOINT_DISABLE", "1")
 	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
 		p, err := exec.LookPath("terraform")
 		if err != nil {
-			return fmt.Errorf("no Terraform CLI: set TF_ACC_TERRAFORM_PATH or run scripts/tools.sh and source the tools.env it writes")
+			return fmt.Errorf("no Terraform CLI: put terraform >= 1.5 on PATH or set TF_ACC_TERRAFORM_PATH; " +
+				"make unit and make testacc find one, or build OpenTofu, with scripts/tools.sh (`scripts/tools.sh cli` prints its path)")
 		}
 		_ = os.Setenv("TF_ACC_TERRAFORM_PATH", p)
 	}
@@ -78,6 +86,31 @@ func prepareTerraform() error {
 		}
 	}
 	return nil
+}
+
+// UnitTest runs a test case that never reaches a cluster, only plans or
+// validates with PlanOnlyProvider, with or without TF_ACC and without the
+// control plane: resource.UnitTest, with the CLI found as for acceptance
+// tests. Without a CLI the test fails, saying how to get one.
+func UnitTest(t *testing.T, c resource.TestCase) {
+	t.Helper()
+	if err := terraformCLI(); err != nil {
+		t.Fatalf("plan-only test (it needs no cluster, but a CLI): %v", err)
+	}
+	resource.UnitTest(t, c)
+}
+
+// PlanOnlyProvider is the provider block of a test that only plans: its
+// kubeconfig does not exist, so nothing can connect. attrs are further
+// provider arguments, one per line (`project = "p"`).
+func PlanOnlyProvider(attrs ...string) string {
+	var b strings.Builder
+	b.WriteString("provider \"mlplatform\" {\n")
+	for _, a := range attrs {
+		b.WriteString("  " + a + "\n")
+	}
+	b.WriteString("  kubeconfig = \"/nonexistent\"\n}\n")
+	return b.String()
 }
 
 // Env returns the package's environment, skipping the test without TF_ACC.
