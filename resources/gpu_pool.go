@@ -538,13 +538,24 @@ func (r *GPUPool) pools(ctx context.Context, diags *diag.Diagnostics) (*reconcil
 }
 
 // gpuPoolError explains a failed GKE action in plain words, then quotes it.
-// internal/gke states the facts; the Terraform words are added here.
+// internal/reconcile and internal/gke state the facts; the Terraform words
+// are added here.
 func gpuPoolError(diags *diag.Diagnostics, summary string, err error) {
 	var failed *reconcile.CreateFailedError
 	var busy *gke.BusyError
+	var gone *reconcile.GoneError
 	switch {
 	case errors.As(err, &failed):
-		diags.AddError(summary, failed.Plain()+"\n\nOriginal error: "+err.Error())
+		plain := failed.Failure() + " "
+		if failed.Cleaned {
+			plain += "The provider deleted the half-created pool, so nothing is left behind and the next apply starts over. "
+		} else {
+			plain += "The provider could not delete the half-created pool; the next apply deletes and recreates it. "
+		}
+		if _, ok := failed.Stockout(); ok {
+			plain += "Try again later, add zones to node_locations, or choose capacity \"flex_start\" (waits for capacity) or \"reservation\" (capacity you reserved)."
+		}
+		diags.AddError(summary, plain+"\n\nOriginal error: "+err.Error())
 	case errors.As(err, &busy):
 		original := err.Error()
 		var queued *gke.QueuedError
@@ -558,6 +569,8 @@ func gpuPoolError(diags *diag.Diagnostics, summary string, err error) {
 	case errors.Is(err, reconcile.ErrNeedsReplacement):
 		diags.AddError(summary, "The node pool changed since the plan in a field GKE cannot change in place. Run terraform plan again: "+
 			"it shows the replacement.\n\nOriginal error: "+err.Error())
+	case errors.As(err, &gone):
+		diagnostics.Error(diags, summary, fmt.Errorf("node pool %s no longer exists; run terraform apply again to create it: %w", gone.Pool, gone.Err))
 	default:
 		diagnostics.Error(diags, summary, err)
 	}

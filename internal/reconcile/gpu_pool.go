@@ -125,7 +125,7 @@ func (g *GPUPools) settle(ctx context.Context, ref GPUPoolRef) (*containerpb.Nod
 }
 
 // Create creates the pool and waits until it runs. A pool of that name that
-// this provider created earlier (it carries spec.PoolMarkerLabel) is
+// the platform created earlier (it carries spec.PoolMarkerLabel) is
 // adopted: one in ERROR, left by an interrupted create, is deleted and
 // created again. One without the marker is someone else's: Create fails with
 // a *NotOwnedError before any write. A create that GKE accepts but cannot
@@ -203,6 +203,7 @@ func (g *GPUPools) observeAfter(ctx context.Context, ref GPUPoolRef, desired spe
 }
 
 // Update makes an existing pool match desired, one request per field group.
+// A pool that no longer exists is a *GoneError (ErrGone).
 func (g *GPUPools) Update(ctx context.Context, desired spec.GPUPool) (ObservedGPUPool, error) {
 	ref := RefOf(desired)
 	np, found, err := g.settle(ctx, ref)
@@ -210,8 +211,7 @@ func (g *GPUPools) Update(ctx context.Context, desired spec.GPUPool) (ObservedGP
 		return ObservedGPUPool{}, err
 	}
 	if !found {
-		return ObservedGPUPool{}, fmt.Errorf("node pool %s no longer exists; run terraform apply again to create it: %w",
-			ref, status.Error(codes.NotFound, ref.String()))
+		return ObservedGPUPool{}, &GoneError{Pool: ref, Err: status.Error(codes.NotFound, ref.String())}
 	}
 	actions, err := Diff(desired, np)
 	if err != nil {

@@ -22,7 +22,7 @@ type Action struct {
 
 // Diff lists the requests that make actual match desired, in a fixed order,
 // one field group each. Fields GKE cannot change in place make it return
-// ErrNeedsReplacement (the plan replaces the pool before it gets here).
+// ErrNeedsReplacement (callers replace the pool instead of updating it).
 func Diff(desired spec.GPUPool, actual *containerpb.NodePool) ([]Action, error) {
 	name := RefOf(desired).NodePoolName()
 	cur := FromNodePool(RefOf(desired), actual, desired)

@@ -10,8 +10,30 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
+// The errors a GPU pool reconcile returns besides those of GKE operations
+// (gke.BusyError, gke.OperationError). They state facts; what to do about
+// them is the caller's to say.
+
 // ErrNeedsReplacement: the pool differs in a field GKE cannot change in place.
 var ErrNeedsReplacement = errors.New("node pool needs replacement")
+
+// ErrGone: the node pool to change no longer exists.
+var ErrGone = errors.New("node pool no longer exists")
+
+// GoneError is a change to a node pool that was deleted since it was last
+// read. It is ErrGone and wraps GKE's NotFound.
+type GoneError struct {
+	Pool GPUPoolRef
+	Err  error // GKE's NotFound
+}
+
+func (e *GoneError) Error() string {
+	return fmt.Sprintf("node pool %s no longer exists: %v", e.Pool, e.Err)
+}
+
+func (e *GoneError) Is(target error) bool { return target == ErrGone }
+
+func (e *GoneError) Unwrap() error { return e.Err }
 
 // CreateFailedError is a node pool create that GKE accepted but could not
 // finish (e.g. a GPU stockout). Cleaned says whether the half-created pool
@@ -47,28 +69,25 @@ func (e *CreateFailedError) Stockout() (zone string, ok bool) {
 	return "", true
 }
 
-// Plain says what happened and what to do.
-func (e *CreateFailedError) Plain() string {
+// Failure says, in one sentence, what GKE could not do.
+func (e *CreateFailedError) Failure() string {
 	p := e.Pool
-	var b strings.Builder
 	if zone, ok := e.Stockout(); ok {
 		where := "in the pool's zones"
 		if zone != "" {
 			where = "in zone " + zone
 		}
-		fmt.Fprintf(&b, "GKE could not create node pool %s: Compute Engine has no %s capacity for %d × %s (%s) %s right now (a stockout). ",
+		return fmt.Sprintf("GKE could not create node pool %s: Compute Engine has no %s capacity for %d × %s (%s) %s right now (a stockout).",
 			p.Name, strings.ReplaceAll(p.Capacity, "_", "-"), p.GPU.Count, p.GPU.Type, p.MachineType, where)
-	} else {
-		fmt.Fprintf(&b, "GKE could not create node pool %s: the create operation ended in error (%s). ", p.Name, e.Cause.Code)
 	}
-	switch {
-	case e.Cleaned:
-		b.WriteString("The provider deleted the half-created pool, so nothing is left behind and the next apply starts over. ")
-	default:
-		b.WriteString("The provider could not delete the half-created pool; the next apply deletes and recreates it. ")
+	return fmt.Sprintf("GKE could not create node pool %s: the create operation ended in error (%s).", p.Name, e.Cause.Code)
+}
+
+// Plain says what happened, in plain words: the failure, and whether the
+// half-created pool is gone.
+func (e *CreateFailedError) Plain() string {
+	if e.Cleaned {
+		return e.Failure() + " mlplatform deleted the half-created pool; nothing is left behind."
 	}
-	if _, ok := e.Stockout(); ok {
-		b.WriteString("Try again later, add zones to node_locations, or choose capacity \"flex_start\" (waits for capacity) or \"reservation\" (capacity you reserved).")
-	}
-	return b.String()
+	return e.Failure() + " mlplatform could not delete the half-created pool; it is still there."
 }
