@@ -71,28 +71,6 @@ var (
 	admissionCheckType = types.ObjectType{AttrTypes: map[string]attr.Type{"on_flavors": types.ListType{ElemType: types.StringType}}}
 )
 
-func objectAs[T any](_ context.Context, o types.Object, diags *diag.Diagnostics) (T, bool) {
-	var out T
-	if o.IsNull() || o.IsUnknown() {
-		return out, false
-	}
-	diags.Append(objectInto(o, &out)...)
-	return out, !diags.HasError()
-}
-
-func stringList(_ context.Context, l types.List, diags *diag.Diagnostics) []string {
-	if l.IsNull() || l.IsUnknown() {
-		return nil
-	}
-	var vals []types.String
-	diags.Append(elementsInto(l.Elements(), &vals)...)
-	out := make([]string, 0, len(vals))
-	for _, v := range vals {
-		out = append(out, v.ValueString()) // unknown reads as ""; see stringMap
-	}
-	return out
-}
-
 func (m clusterQueueModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.ClusterQueue {
 	q := spec.ClusterQueue{
 		Name:              m.Name.ValueString(),
@@ -102,7 +80,8 @@ func (m clusterQueueModel) toSpec(ctx context.Context, diags *diag.Diagnostics) 
 		StopPolicy:        m.StopPolicy.ValueString(),
 		FairSharingWeight: m.FairSharingWeight.ValueString(),
 	}
-	if sel, ok := objectAs[selectorModel](ctx, m.NamespaceSelector, diags); ok {
+	var sel selectorModel
+	if objectAs(ctx, m.NamespaceSelector, &sel, diags) {
 		q.NamespaceSelector = &spec.LabelSelector{MatchLabels: stringMap(ctx, sel.MatchLabels, diags)}
 		var reqs []selectorRequirementModel
 		if !sel.MatchExpressions.IsNull() && !sel.MatchExpressions.IsUnknown() {
@@ -113,15 +92,18 @@ func (m clusterQueueModel) toSpec(ctx context.Context, diags *diag.Diagnostics) 
 				Key: r.Key.ValueString(), Operator: r.Operator.ValueString(), Values: stringList(ctx, r.Values, diags)})
 		}
 	}
-	if p, ok := objectAs[preemptionModel](ctx, m.Preemption, diags); ok {
+	var p preemptionModel
+	if objectAs(ctx, m.Preemption, &p, diags) {
 		q.Preemption.ReclaimWithinCohort = p.ReclaimWithinCohort.ValueString()
 		q.Preemption.WithinClusterQueue = p.WithinClusterQueue.ValueString()
-		if b, ok := objectAs[borrowWithinCohortModel](ctx, p.BorrowWithinCohort, diags); ok {
+		var b borrowWithinCohortModel
+		if objectAs(ctx, p.BorrowWithinCohort, &b, diags) {
 			q.Preemption.BorrowWithinCohortPolicy = b.Policy.ValueString()
 			q.Preemption.BorrowMaxPriorityThreshold = b.MaxPriorityThreshold.ValueInt64Pointer()
 		}
 	}
-	if f, ok := objectAs[fungibilityModel](ctx, m.FlavorFungibility, diags); ok {
+	var f fungibilityModel
+	if objectAs(ctx, m.FlavorFungibility, &f, diags) {
 		q.FlavorFungibility = spec.FlavorFungibility{WhenCanBorrow: f.WhenCanBorrow.ValueString(),
 			WhenCanPreempt: f.WhenCanPreempt.ValueString(), Preference: f.Preference.ValueString()}
 	}
@@ -136,23 +118,15 @@ func (m clusterQueueModel) toSpec(ctx context.Context, diags *diag.Diagnostics) 
 	return q
 }
 
+// known says which attributes are fully known, for plan-time validation
+// (knownWith). Rules that span attributes need all of them known. Borrowing
+// and lending limits need a cohort: ValidateConfig puts a placeholder in for
+// an unknown one, so resource_groups are still checked. on_flavors must name
+// flavors of resource_groups.
 func (m clusterQueueModel) known(ctx context.Context) map[string]bool {
-	k := map[string]bool{}
-	for name, v := range map[string]attr.Value{
-		"name": m.Name, "cohort": m.Cohort, "namespace_selector": m.NamespaceSelector, "resource_groups": m.ResourceGroups,
-		"queueing_strategy": m.QueueingStrategy, "preemption": m.Preemption, "flavor_fungibility": m.FlavorFungibility,
-		"admission_checks": m.AdmissionChecks, "stop_policy": m.StopPolicy, "fair_sharing_weight": m.FairSharingWeight,
-	} {
-		k[name] = fullyKnown(ctx, v)
-	}
-	// Rules that span attributes need all of them known. Borrowing and
-	// lending limits need a cohort: ValidateConfig puts a placeholder in for
-	// an unknown one, so resource_groups are still checked. on_flavors must
-	// name flavors of resource_groups.
-	if !k["resource_groups"] {
-		k["admission_checks"] = false
-	}
-	return k
+	return knownWith(knownAttrs(ctx, m), map[string][]string{
+		"admission_checks": {"resource_groups"},
+	})
 }
 
 func clusterQueueState(ctx context.Context, s spec.ClusterQueue, prior clusterQueueModel, diags *diag.Diagnostics) clusterQueueModel {
@@ -172,9 +146,7 @@ func clusterQueueState(ctx context.Context, s spec.ClusterQueue, prior clusterQu
 	}
 	if sel := s.NamespaceSelector; sel != nil {
 		var priorSel selectorModel
-		if p, ok := objectAs[selectorModel](ctx, prior.NamespaceSelector, diags); ok {
-			priorSel = p
-		}
+		objectAs(ctx, prior.NamespaceSelector, &priorSel, diags)
 		reqs := make([]selectorRequirementModel, 0, len(sel.MatchExpressions))
 		for _, r := range sel.MatchExpressions {
 			vals := types.ListNull(types.StringType)

@@ -26,13 +26,11 @@ func (m cohortModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.C
 	}
 }
 
+// known says which attributes are fully known, for plan-time validation. A
+// parent not known yet has a placeholder in ValidateConfig, so limits are
+// still checked.
 func (m cohortModel) known(ctx context.Context) map[string]bool {
-	return map[string]bool{
-		"name":                fullyKnown(ctx, m.Name),
-		"parent":              fullyKnown(ctx, m.Parent),
-		"resource_groups":     fullyKnown(ctx, m.ResourceGroups),
-		"fair_sharing_weight": fullyKnown(ctx, m.FairSharingWeight),
-	}
+	return knownAttrs(ctx, m)
 }
 
 // cohortState is what the server holds, with quantities written as in prior

@@ -86,21 +86,6 @@ var (
 	poolTaintType   = types.ObjectType{AttrTypes: map[string]attr.Type{"value": types.StringType, "effect": types.StringType}}
 )
 
-// poolObjectAs reads a nested object; null or unknown leaves out untouched.
-func poolObjectAs(_ context.Context, o types.Object, out any, diags *diag.Diagnostics) bool {
-	if o.IsNull() || o.IsUnknown() {
-		return false
-	}
-	diags.Append(objectInto(o, out)...)
-	return true
-}
-
-func objectValue(_ context.Context, types_ map[string]attr.Type, v any, diags *diag.Diagnostics) types.Object {
-	o, d := modelObject(types_, v)
-	diags.Append(d...)
-	return o
-}
-
 // toSpec converts a plan or config; unknown values read as empty (plan-time
 // validation skips attributes that are not fully known).
 func (m gpuPoolModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.GPUPool {
@@ -119,15 +104,15 @@ func (m gpuPoolModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.
 		p.Capacity = spec.CapacityOnDemand // the schema's default; a configured "" is the spec's to refuse
 	}
 	if !m.NodeLocations.IsNull() && !m.NodeLocations.IsUnknown() {
-		diags.Append(m.NodeLocations.ElementsAs(ctx, &p.NodeLocations, false)...)
+		p.NodeLocations = stringList(ctx, m.NodeLocations, diags)
 		sort.Strings(p.NodeLocations)
 	}
 	var g gpuModel
-	if poolObjectAs(ctx, m.GPU, &g, diags) {
+	if objectAs(ctx, m.GPU, &g, diags) {
 		p.GPU = spec.GPU{Type: g.Type.ValueString(), Count: int(g.Count.ValueInt64()), Driver: g.Driver.ValueString()}
 	}
 	var r reservationModel
-	if poolObjectAs(ctx, m.Reservation, &r, diags) {
+	if objectAs(ctx, m.Reservation, &r, diags) {
 		p.Reservation = &spec.Reservation{Affinity: r.Affinity.ValueString(), Name: r.Name.ValueString()}
 	}
 	if s := m.MaxRunDuration.ValueString(); s != "" {
@@ -145,11 +130,11 @@ func (m gpuPoolModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.
 		p.MaxRunDuration = d
 	}
 	var a autoscalingModel
-	if poolObjectAs(ctx, m.Autoscaling, &a, diags) {
+	if objectAs(ctx, m.Autoscaling, &a, diags) {
 		p.Autoscaling = spec.Autoscaling{MinNodes: int(a.MinNodes.ValueInt64()), MaxNodes: int(a.MaxNodes.ValueInt64()), LocationPolicy: a.LocationPolicy.ValueString()}
 	}
 	var dk diskModel
-	if poolObjectAs(ctx, m.Disk, &dk, diags) {
+	if objectAs(ctx, m.Disk, &dk, diags) {
 		p.DiskSizeGB, p.DiskType = int(dk.SizeGB.ValueInt64()), dk.Type.ValueString()
 	}
 	if !m.Taints.IsNull() && !m.Taints.IsUnknown() {
@@ -168,48 +153,27 @@ func (m gpuPoolModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.
 // rules read is known (spec.GPUPool.Validate; an unknown value reads as
 // empty there, which would give wrong errors).
 func (m gpuPoolModel) known(ctx context.Context) map[string]bool {
-	k := func(vs ...attr.Value) bool {
-		for _, v := range vs {
-			if !fullyKnown(ctx, v) {
-				return false
-			}
-		}
-		return true
-	}
-	return map[string]bool{
-		"name": k(m.Name), "project": k(m.Project), "location": k(m.Location), "cluster": k(m.Cluster),
+	return knownWith(knownAttrs(ctx, m), map[string][]string{
 		// zone format, region (location), one zone with compact placement
 		// (placement, queued_provisioning and capacity decide whether that
 		// rule or another placement rule applies).
-		"node_locations": k(m.NodeLocations, m.Location, m.Placement, m.QueuedProvisioning, m.Capacity),
-		"machine_type":   k(m.MachineType, m.GPU), "gpu": k(m.GPU),
-		"capacity": k(m.Capacity), "reservation": k(m.Reservation, m.Capacity),
-		"max_run_duration": k(m.MaxRunDuration, m.Capacity), "queued_provisioning": k(m.QueuedProvisioning, m.Capacity),
+		"node_locations": {"location", "placement", "queued_provisioning", "capacity"},
+		"machine_type":   {"gpu"},
+		"reservation":    {"capacity"}, "max_run_duration": {"capacity"}, "queued_provisioning": {"capacity"},
 		// min and max, flex-start from zero, 1,000 nodes per zone.
-		"autoscaling": k(m.Autoscaling, m.Capacity, m.NodeLocations),
+		"autoscaling": {"capacity", "node_locations"},
 		// the machines named in the flex-start message.
-		"placement": k(m.Placement, m.QueuedProvisioning, m.Capacity, m.GPU, m.MachineType),
-		"labels":    k(m.Labels), "taints": k(m.Taints),
+		"placement": {"queued_provisioning", "capacity", "gpu", "machine_type"},
 		// the default cost labels count.
-		"resource_labels": k(m.ResourceLabels, m.Name, m.GPU, m.Capacity),
+		"resource_labels": {"name", "gpu", "capacity"},
 		// disk types by the GPU's machine series.
-		"disk":            k(m.Disk, m.GPU, m.MachineType),
-		"service_account": k(m.ServiceAccount),
-	}
+		"disk": {"gpu", "machine_type"},
+	})
 }
 
 // ref is the node pool the model addresses.
 func (m gpuPoolModel) ref() reconcile.GPUPoolRef {
 	return reconcile.GPUPoolRef{Project: m.Project.ValueString(), Location: m.Location.ValueString(), Cluster: m.Cluster.ValueString(), Name: m.Name.ValueString()}
-}
-
-func poolStringList(ctx context.Context, ss []string, diags *diag.Diagnostics) types.List {
-	if ss == nil {
-		ss = []string{}
-	}
-	l, d := types.ListValueFrom(ctx, types.StringType, ss)
-	diags.Append(d...)
-	return l
 }
 
 // tolerationsState is the workload_tolerations value for a pool.
@@ -218,9 +182,7 @@ func tolerationsState(ctx context.Context, p spec.GPUPool, diags *diag.Diagnosti
 }
 
 func nodeSelectorState(ctx context.Context, p spec.GPUPool, diags *diag.Diagnostics) types.Map {
-	v, d := types.MapValueFrom(ctx, types.StringType, p.NodeSelector())
-	diags.Append(d...)
-	return v
+	return stringMapValue(p.NodeSelector())
 }
 
 // gpuPoolState converts what GKE reports into state. prior is the plan or
@@ -246,18 +208,19 @@ func gpuPoolState(ctx context.Context, o reconcile.ObservedGPUPool, prior gpuPoo
 		WorkloadTolerations: tolerationsState(ctx, s, diags),
 		EffectiveLabels:     stringMapState(ctx, o.EffectiveResourceLabels, types.MapValueMust(types.StringType, map[string]attr.Value{}), diags),
 		EffectiveTaints:     taintsToList(ctx, o.EffectiveTaints, types.ListValueMust(taintType, nil), diags),
-		InstanceGroupURLs:   poolStringList(ctx, o.InstanceGroupURLs, diags),
+		InstanceGroupURLs:   stringListValue(nonNil(o.InstanceGroupURLs)),
 		Version:             types.StringValue(o.Version),
 		Status:              types.StringValue(o.Status),
 		Timeouts:            prior.Timeouts,
 	}
-	nl, d := types.SetValueFrom(ctx, types.StringType, nonNilStrings(s.NodeLocations))
+	m.NodeLocations = stringSetValue(nonNil(s.NodeLocations))
+	var d diag.Diagnostics
+	m.GPU, d = modelObject(gpuType, gpuModel{Type: types.StringValue(s.GPU.Type), Count: types.Int64Value(int64(s.GPU.Count)), Driver: types.StringValue(s.GPU.Driver)})
 	diags.Append(d...)
-	m.NodeLocations = nl
-	m.GPU = objectValue(ctx, gpuType, gpuModel{Type: types.StringValue(s.GPU.Type), Count: types.Int64Value(int64(s.GPU.Count)), Driver: types.StringValue(s.GPU.Driver)}, diags)
 	m.Reservation = types.ObjectNull(reservationType)
 	if r := s.Reservation; r != nil {
-		m.Reservation = objectValue(ctx, reservationType, reservationModel{Affinity: types.StringValue(r.Affinity), Name: optString(r.Name)}, diags)
+		m.Reservation, d = modelObject(reservationType, reservationModel{Affinity: types.StringValue(r.Affinity), Name: optString(r.Name)})
+		diags.Append(d...)
 	}
 	m.MaxRunDuration = types.StringNull()
 	if s.MaxRunDuration != 0 {
@@ -266,9 +229,11 @@ func gpuPoolState(ctx context.Context, o reconcile.ObservedGPUPool, prior gpuPoo
 			m.MaxRunDuration = prior.MaxRunDuration
 		}
 	}
-	m.Autoscaling = objectValue(ctx, autoscalingType, autoscalingModel{MinNodes: types.Int64Value(int64(s.Autoscaling.MinNodes)),
-		MaxNodes: types.Int64Value(int64(s.Autoscaling.MaxNodes)), LocationPolicy: optString(s.Autoscaling.LocationPolicy)}, diags)
-	m.Disk = objectValue(ctx, diskType, diskModel{SizeGB: types.Int64Value(int64(s.DiskSizeGB)), Type: types.StringValue(s.DiskType)}, diags)
+	m.Autoscaling, d = modelObject(autoscalingType, autoscalingModel{MinNodes: types.Int64Value(int64(s.Autoscaling.MinNodes)),
+		MaxNodes: types.Int64Value(int64(s.Autoscaling.MaxNodes)), LocationPolicy: optString(s.Autoscaling.LocationPolicy)})
+	diags.Append(d...)
+	m.Disk, d = modelObject(diskType, diskModel{SizeGB: types.Int64Value(int64(s.DiskSizeGB)), Type: types.StringValue(s.DiskType)})
+	diags.Append(d...)
 	m.Taints = types.MapNull(poolTaintType)
 	if len(s.Taints) > 0 {
 		ts := map[string]poolTaintModel{}
@@ -282,13 +247,6 @@ func gpuPoolState(ctx context.Context, o reconcile.ObservedGPUPool, prior gpuPoo
 		m.Taints = types.MapValueMust(poolTaintType, map[string]attr.Value{})
 	}
 	return m
-}
-
-func nonNilStrings(ss []string) []string {
-	if ss == nil {
-		return []string{}
-	}
-	return ss
 }
 
 // parseGPUPoolID accepts projects/P/locations/L/clusters/C/nodePools/N and P/L/C/N.

@@ -89,13 +89,6 @@ func tolerationsFromList(ctx context.Context, l types.List, diags *diag.Diagnost
 	return out
 }
 
-func optString(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
-}
-
 func taintsToList(ctx context.Context, ts []spec.Taint, prior types.List, diags *diag.Diagnostics) types.List {
 	if len(ts) == 0 {
 		return emptyLike(prior, taintType)
@@ -122,45 +115,4 @@ func tolerationsToList(ctx context.Context, ts []spec.Toleration, prior types.Li
 	l, d := listOfModels(tolerationType, ms)
 	diags.Append(d...)
 	return l
-}
-
-// emptyLike keeps a configured empty list as empty (not null) when the
-// server holds nothing, so `x = []` and an omitted x both plan cleanly.
-func emptyLike(prior types.List, elem attr.Type) types.List {
-	if !prior.IsNull() && !prior.IsUnknown() && len(prior.Elements()) == 0 {
-		return types.ListValueMust(elem, nil)
-	}
-	return types.ListNull(elem)
-}
-
-// stringMap reads a map of strings; unknown values (from resources not yet
-// created) read as "": validation skips attributes that are not fully known.
-func stringMap(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[string]string {
-	if m.IsNull() || m.IsUnknown() {
-		return nil
-	}
-	vals := map[string]types.String{}
-	diags.Append(mapInto(m, &vals)...)
-	out := make(map[string]string, len(vals))
-	for k, v := range vals {
-		out[k] = v.ValueString()
-	}
-	return out
-}
-
-func stringMapState(_ context.Context, m map[string]string, prior types.Map, _ *diag.Diagnostics) types.Map {
-	if len(m) == 0 {
-		if !prior.IsNull() && !prior.IsUnknown() && len(prior.Elements()) == 0 {
-			return types.MapValueMust(types.StringType, map[string]attr.Value{})
-		}
-		return types.MapNull(types.StringType)
-	}
-	return stringMapValue(m)
-}
-
-// fullyKnown reports whether v and everything inside it is known, so
-// plan-time validation skips values that depend on resources not yet created.
-func fullyKnown(ctx context.Context, v attr.Value) bool {
-	tv, err := v.ToTerraformValue(ctx)
-	return err == nil && tv.IsFullyKnown()
 }

@@ -25,11 +25,9 @@ func (m localQueueModel) toSpec() spec.LocalQueue {
 	}
 }
 
+// known says which attributes are fully known, for plan-time validation.
 func (m localQueueModel) known(ctx context.Context) map[string]bool {
-	return map[string]bool{
-		"namespace": fullyKnown(ctx, m.Namespace), "name": fullyKnown(ctx, m.Name),
-		"cluster_queue": fullyKnown(ctx, m.ClusterQueue), "stop_policy": fullyKnown(ctx, m.StopPolicy),
-	}
+	return knownAttrs(ctx, m)
 }
 
 // localQueueState is the server's view; the wait settings are not on the

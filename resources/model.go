@@ -226,29 +226,3 @@ func mapInto[T any](m types.Map, out *map[string]T) diag.Diagnostics {
 	*out = res
 	return diags
 }
-
-// stringListValue is the list of strings ss; null when ss is nil, as
-// types.ListValueFrom makes it.
-func stringListValue(ss []string) types.List {
-	if ss == nil {
-		return types.ListNull(types.StringType)
-	}
-	vals := make([]attr.Value, len(ss))
-	for i, s := range ss {
-		vals[i] = types.StringValue(s)
-	}
-	return types.ListValueMust(types.StringType, vals)
-}
-
-// stringMapValue is the map of strings m; null when m is nil, as
-// types.MapValueFrom makes it.
-func stringMapValue(m map[string]string) types.Map {
-	if m == nil {
-		return types.MapNull(types.StringType)
-	}
-	vals := make(map[string]attr.Value, len(m))
-	for k, v := range m {
-		vals[k] = types.StringValue(v)
-	}
-	return types.MapValueMust(types.StringType, vals)
-}

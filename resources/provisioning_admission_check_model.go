@@ -54,8 +54,7 @@ func (m provisioningAdmissionCheckModel) toSpec(ctx context.Context, diags *diag
 		p.ProvisioningClass = m.ProvisioningClass.ValueString()
 	}
 	if !m.ManagedResources.IsNull() && !m.ManagedResources.IsUnknown() {
-		p.ManagedResources = nil
-		diags.Append(m.ManagedResources.ElementsAs(ctx, &p.ManagedResources, false)...)
+		p.ManagedResources = stringList(ctx, m.ManagedResources, diags)
 		slices.Sort(p.ManagedResources)
 	}
 	if !m.RetryStrategy.IsNull() && !m.RetryStrategy.IsUnknown() {
@@ -77,37 +76,22 @@ func setKnown(dst *int64, v types.Int64) {
 	}
 }
 
+// known says which attributes are fully known, for plan-time validation.
 func (m provisioningAdmissionCheckModel) known(ctx context.Context) map[string]bool {
-	return map[string]bool{
-		"name":                         fullyKnown(ctx, m.Name),
-		"provisioning_class":           fullyKnown(ctx, m.ProvisioningClass),
-		"managed_resources":            fullyKnown(ctx, m.ManagedResources),
-		"parameters":                   fullyKnown(ctx, m.Parameters),
-		"retry_strategy":               fullyKnown(ctx, m.RetryStrategy),
-		"pod_set_node_selector_update": fullyKnown(ctx, m.PodSetNodeSelectorUpdate),
-	}
+	return knownAttrs(ctx, m)
 }
 
 // provisioningAdmissionCheckState is what the server holds. The node
 // selector update reads as true only when it is exactly GKE's, so anything
 // else (removed, or changed out of band) shows as a change to restore.
 func provisioningAdmissionCheckState(ctx context.Context, s spec.ProvisioningAdmissionCheck, prior provisioningAdmissionCheckModel, diags *diag.Diagnostics) provisioningAdmissionCheckModel {
-	managed, d := types.SetValueFrom(ctx, types.StringType, nonNil(s.ManagedResources))
-	diags.Append(d...)
 	return provisioningAdmissionCheckModel{
 		ID:                       types.StringValue(s.Name),
 		Name:                     types.StringValue(s.Name),
 		ProvisioningClass:        types.StringValue(s.ProvisioningClass),
-		ManagedResources:         managed,
+		ManagedResources:         stringSetValue(nonNil(s.ManagedResources)),
 		Parameters:               stringMapState(ctx, s.Parameters, prior.Parameters, diags),
 		RetryStrategy:            retryStrategyObject(s.RetryStrategy),
 		PodSetNodeSelectorUpdate: types.BoolValue(slices.Equal(s.PodSetNodeSelectors, []spec.PodSetNodeSelector{spec.GKEProvisioningNodeSelector})),
 	}
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

@@ -28,14 +28,11 @@ func (m resourceFlavorModel) toSpec(ctx context.Context, diags *diag.Diagnostics
 	}
 }
 
+// known says which attributes are fully known, for plan-time validation.
+// Node labels not known yet have a placeholder in ValidateConfig, so a
+// topology is still checked.
 func (m resourceFlavorModel) known(ctx context.Context) map[string]bool {
-	return map[string]bool{
-		"name":          fullyKnown(ctx, m.Name),
-		"node_labels":   fullyKnown(ctx, m.NodeLabels),
-		"node_taints":   fullyKnown(ctx, m.NodeTaints),
-		"tolerations":   fullyKnown(ctx, m.Tolerations),
-		"topology_name": fullyKnown(ctx, m.TopologyName),
-	}
+	return knownAttrs(ctx, m)
 }
 
 func resourceFlavorState(ctx context.Context, s spec.ResourceFlavor, prior resourceFlavorModel, diags *diag.Diagnostics) resourceFlavorModel {

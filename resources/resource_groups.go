@@ -95,24 +95,23 @@ func resourceGroupsAttribute(description string) schema.ListNestedAttribute {
 // resourceGroupsFromList converts the attribute into specs. Null and unknown
 // parts read as empty, so plan-time validation can run on what is known.
 func resourceGroupsFromList(ctx context.Context, l types.List, diags *diag.Diagnostics) []spec.ResourceGroup {
-	var gms []resourceGroupModel
-	if !elementsAs(ctx, l, &gms, diags) {
+	if l.IsNull() || l.IsUnknown() {
 		return nil
 	}
+	var gms []resourceGroupModel
+	diags.Append(elementsInto(l.Elements(), &gms)...)
 	out := make([]spec.ResourceGroup, 0, len(gms))
 	for _, gm := range gms {
 		g := spec.ResourceGroup{}
-		var covered []types.String
-		elementsAs(ctx, gm.CoveredResources, &covered, diags)
-		for _, c := range covered {
-			g.CoveredResources = append(g.CoveredResources, c.ValueString())
+		if covered := stringList(ctx, gm.CoveredResources, diags); len(covered) > 0 {
+			g.CoveredResources = covered
 		}
 		var fms []flavorQuotasModel
-		elementsAs(ctx, gm.Flavors, &fms, diags)
+		diags.Append(elementsInto(gm.Flavors.Elements(), &fms)...)
 		for _, fm := range fms {
 			f := spec.FlavorQuotas{Name: fm.Name.ValueString()}
 			var rms []resourceQuotaModel
-			elementsAs(ctx, fm.Resources, &rms, diags)
+			diags.Append(elementsInto(fm.Resources.Elements(), &rms)...)
 			for _, rm := range rms {
 				f.Resources = append(f.Resources, spec.ResourceQuota{
 					Name: rm.Name.ValueString(), NominalQuota: rm.NominalQuota.ValueString(),
@@ -157,14 +156,4 @@ func resourceGroupsToList(ctx context.Context, groups []spec.ResourceGroup, prio
 	l, d := listOfModels(resourceGroupType, gms)
 	diags.Append(d...)
 	return l
-}
-
-// elementsAs reads a list's elements into target, reporting false (and
-// nothing) when the list is null or unknown.
-func elementsAs[T any](_ context.Context, l types.List, target *[]T, diags *diag.Diagnostics) bool {
-	if l.IsNull() || l.IsUnknown() {
-		return false
-	}
-	diags.Append(elementsInto(l.Elements(), target)...)
-	return true
 }

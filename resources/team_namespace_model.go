@@ -30,13 +30,9 @@ func (m teamNamespaceModel) toSpec(ctx context.Context, diags *diag.Diagnostics)
 	}
 }
 
+// known says which attributes are fully known, for plan-time validation.
 func (m teamNamespaceModel) known(ctx context.Context) map[string]bool {
-	k := map[string]bool{}
-	for name, v := range map[string]attr.Value{"name": m.Name, "team": m.Team, "owner": m.Owner,
-		"pod_security_level": m.PodSecurity, "labels": m.Labels, "annotations": m.Annotations} {
-		k[name] = fullyKnown(ctx, v)
-	}
-	return k
+	return knownAttrs(ctx, m)
 }
 
 // teamSelector selects the team's namespaces, in the type of a ClusterQueue's

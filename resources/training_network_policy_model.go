@@ -43,13 +43,6 @@ var (
 	ingressFromNamespaceType = types.ObjectType{AttrTypes: map[string]attr.Type{"ports": portsType}}
 )
 
-func boolOr(v types.Bool, def bool) bool {
-	if v.IsNull() || v.IsUnknown() {
-		return def
-	}
-	return v.ValueBool()
-}
-
 // toSpec converts a plan or a configuration; null (left out) means the default.
 func (m trainingNetworkPolicyModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.TrainingNetworkPolicy {
 	s := spec.DefaultTrainingNetworkPolicy(m.Namespace.ValueString())
@@ -65,9 +58,7 @@ func (m trainingNetworkPolicyModel) toSpec(ctx context.Context, diags *diag.Diag
 		diags.Append(elementsInto(m.ExtraEgress.Elements(), &rules)...)
 		for _, r := range rules {
 			e := spec.EgressRule{Ports: portsOf(ctx, r.Ports, diags), Protocol: "TCP"}
-			if !r.CIDRs.IsNull() && !r.CIDRs.IsUnknown() {
-				diags.Append(r.CIDRs.ElementsAs(ctx, &e.CIDRs, false)...)
-			}
+			e.CIDRs = stringList(ctx, r.CIDRs, diags)
 			if !r.Protocol.IsNull() && !r.Protocol.IsUnknown() {
 				e.Protocol = r.Protocol.ValueString()
 			}
@@ -103,11 +94,9 @@ func portsOf(ctx context.Context, l types.List, diags *diag.Diagnostics) []int32
 	return out
 }
 
+// known says which attributes are fully known, for plan-time validation.
 func (m trainingNetworkPolicyModel) known(ctx context.Context) map[string]bool {
-	return map[string]bool{
-		"namespace": fullyKnown(ctx, m.Namespace), "google_apis": fullyKnown(ctx, m.GoogleAPIs),
-		"extra_egress": fullyKnown(ctx, m.ExtraEgress), "ingress_from_namespaces": fullyKnown(ctx, m.IngressFromNamespaces),
-	}
+	return knownAttrs(ctx, m)
 }
 
 // plannedPolicies is the policies attribute the configuration leads to:
@@ -157,10 +146,8 @@ func trainingNetworkPolicyState(ctx context.Context, s spec.TrainingNetworkPolic
 			if i < len(priorRules) {
 				priorPorts = priorRules[i].Ports
 			}
-			cidrs, d := types.ListValueFrom(ctx, types.StringType, nonNil(r.CIDRs))
-			diags.Append(d...)
 			rules = append(rules, types.ObjectValueMust(extraEgressType.AttrTypes, map[string]attr.Value{
-				"cidrs": cidrs, "ports": portsState(r.Ports, priorPorts), "protocol": types.StringValue(r.Protocol),
+				"cidrs": stringListValue(nonNil(r.CIDRs)), "ports": portsState(r.Ports, priorPorts), "protocol": types.StringValue(r.Protocol),
 			}))
 		}
 		m.ExtraEgress = types.ListValueMust(extraEgressType, rules)

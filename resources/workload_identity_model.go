@@ -2,6 +2,7 @@ package resources
 
 import (
 	"context"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -64,15 +65,26 @@ func (m workloadIdentityModel) toSpec(ctx context.Context, project string, diags
 	return s
 }
 
+// known says which configurable attributes are fully known, for plan-time
+// validation. Only those: ModifyPlan waits until every one of them is known,
+// and the computed ones (member, principal, the annotation, ...) are unknown
+// in every new plan.
 func (m workloadIdentityModel) known(ctx context.Context) map[string]bool {
-	k := map[string]bool{}
-	for name, v := range map[string]attr.Value{"project": m.Project, "project_number": m.ProjectNumber, "namespace": m.Namespace,
-		"kubernetes_service_account": m.KSA, "create_kubernetes_service_account": m.CreateKSA, "mode": m.Mode,
-		"google_service_account": m.GSA, "create_google_service_account": m.CreateGSA} {
-		k[name] = fullyKnown(ctx, v)
+	k := knownAttrs(ctx, m)
+	configurable := workloadIdentityConfigurable()
+	for name := range k {
+		if !configurable[name] {
+			delete(k, name)
+		}
 	}
 	return k
 }
+
+// workloadIdentityConfigurable is the set of the resource's root attributes
+// a configuration can set, from its schema.
+var workloadIdentityConfigurable = sync.OnceValue(func() map[string]bool {
+	return configurableAttributes(&WorkloadIdentity{})
+})
 
 // planned fills the attributes whose values follow from the configuration,
 // so they are known in the plan: the project, the GSA e-mail, the member and

@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"context"
+
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
@@ -25,11 +27,7 @@ func (m workloadPriorityClassModel) toSpec() spec.WorkloadPriorityClass {
 
 // known reports, per top-level attribute, whether its value is known yet.
 func (m workloadPriorityClassModel) known() map[string]bool {
-	return map[string]bool{
-		"name":        !m.Name.IsUnknown(),
-		"value":       !m.Value.IsUnknown(),
-		"description": !m.Description.IsUnknown(),
-	}
+	return knownAttrs(context.Background(), m)
 }
 
 // workloadPriorityClassState is what the server holds, as state. An empty
