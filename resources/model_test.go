@@ -18,7 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// The conversions of model.go give what the framework's reflection gives,
+// The conversions of fw_model.go give what the framework's reflection gives,
 // for every model: each resource's whole model (getModel, setState) and each
 // nested object's (objectInto, modelObject, listOfModels, mapOfModels). The
 // values are generated from the types with every attribute set, so a field

@@ -12,9 +12,10 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
 )
 
-// All lists every resource of the provider.
+// All lists every resource of the provider, each with its schema's nested
+// object types computed once (typedSchema, fw_schema.go).
 func All() []func() resource.Resource {
-	return []func() resource.Resource{
+	all := []func() resource.Resource{
 		NewWorkloadPriorityClass,
 		NewResourceFlavor,
 		NewCohort,
@@ -26,6 +27,10 @@ func All() []func() resource.Resource {
 		NewGPUPool,
 		NewWorkloadIdentity,
 	}
+	for i, newResource := range all {
+		all[i] = typedSchema(newResource)
+	}
+	return all
 }
 
 // clientsFrom unpacks the provider's clients in a resource's Configure. It

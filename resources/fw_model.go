@@ -1,3 +1,35 @@
+// Workaround: models convert without terraform-plugin-framework's reflection.
+//
+// Replaces: the framework's Get, Set, As, ElementsAs and ValueFrom on
+// structs (tfsdk.Config/Plan/State Get and Set, types.Object As,
+// types.List ElementsAs, types.ListValueFrom and MapValueFrom of models).
+// They convert through the framework's internal reflection, which compiles a
+// regular expression for every struct field it visits
+// (internal/reflect.isValidFieldName) and rebuilds each value through
+// tftypes. Every model here holds only attr.Value fields, so a conversion is
+// a copy of each field by its tag, with the field table computed once per
+// struct type.
+//
+// Gain: the framework's reflection was 13% of the provider's CPU in a
+// 100-team plan (`make bench`, commit a5ef150); provider CPU at N=100 was
+// 4.27 s in the bench run before it, 3.62 s and 3.72 s in the two runs
+// since (bench/README.md, "What moved the numbers").
+//
+// Targets: terraform-plugin-framework v1.19.0 (checkedFrameworkVersion,
+// fw_version.go). Semantics match the framework's for such structs, and
+// TestModelsConvertLikeTheFramework checks them against the framework's own
+// conversion: every attribute must have a field and every field an
+// attribute, of the same value type; null or unknown objects are errors
+// where the framework's are (ElementsAs with allowUnhandled false, As
+// without Unhandled*AsEmpty).
+//
+// Remove when: the framework's reflection no longer compiles a regexp per
+// field (the isValidFieldName hunk of bench/framework-v1.19.0-hotpaths.diff,
+// or an equivalent upstream change) and a run of BenchmarkPlanRPCs with
+// getModel and setState calling data.Get and data.Set shows no difference
+// beyond the machine's noise. Then getModel, setState, setPlan become the
+// framework's calls and this file goes; the value helpers of values.go stay.
+
 package resources
 
 import (
@@ -12,21 +44,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
-
-// Conversions between models (structs of attr.Value fields tagged `tfsdk`)
-// and the framework's values, without the framework's reflection.
-//
-// Why: terraform-plugin-framework v1.19's Get, Set, As, ElementsAs and
-// ValueFrom convert structs through its internal reflection, which compiles
-// a regular expression for every struct field it visits
-// (internal/reflect.isValidFieldName) and rebuilds each value through
-// tftypes. In a 100-team plan (`make bench`) that was 13% of the provider's
-// CPU. Every model here holds only attr.Value fields, so a conversion is a
-// copy of each field by its tag, with the field table computed once per
-// struct type. Semantics match the framework's for such structs: every
-// attribute must have a field and every field an attribute, of the same
-// value type; null or unknown objects are errors where the framework's are
-// (ElementsAs with allowUnhandled false, As without Unhandled*AsEmpty).
 
 type modelField struct {
 	name  string
