@@ -137,7 +137,6 @@ func (r *ClusterQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			"active and otherwise fails with Kueue's reason (e.g. a missing flavor).",
 		Attributes: attrs,
 	}
-	resp.Schema = withObjectTypes(resp.Schema)
 }
 
 func (r *ClusterQueue) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

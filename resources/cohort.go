@@ -66,7 +66,6 @@ func (r *Cohort) Schema(_ context.Context, _ resource.SchemaRequest, resp *resou
 					"quantity (`\"1\"`, `\"2\"`, `\"500m\"`). `\"0\"` always yields. Unset means Kueue's default, 1."},
 		},
 	}
-	resp.Schema = withObjectTypes(resp.Schema)
 }
 
 // unknownParent stands in for a parent not known at plan time (or written

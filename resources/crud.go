@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -292,7 +291,7 @@ func (c *crud[M, R, S, O]) read(ctx context.Context, current tfsdk.State, state 
 		return
 	}
 	next := c.toState(ctx, got, hint, m, diags)
-	if reflect.DeepEqual(next, m) {
+	if modelUnchanged(next, m) {
 		return // the response already holds the current state
 	}
 	diags.Append(setState(ctx, state, next)...)

@@ -76,7 +76,6 @@ func (r *LocalQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp *r
 			"reports the queue active, so a queue pointing at a missing or inactive ClusterQueue fails the apply with the reason.",
 		Attributes: attrs,
 	}
-	resp.Schema = withObjectTypes(resp.Schema)
 }
 
 func (r *LocalQueue) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

@@ -100,7 +100,6 @@ func (r *ProvisioningAdmissionCheck) Schema(_ context.Context, _ resource.Schema
 					"turn off for provisioning classes other than GKE's."},
 		},
 	}
-	resp.Schema = withObjectTypes(resp.Schema)
 }
 
 func (r *ProvisioningAdmissionCheck) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

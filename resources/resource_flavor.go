@@ -93,7 +93,6 @@ func (r *ResourceFlavor) Schema(_ context.Context, _ resource.SchemaRequest, res
 				}, "Replaces the flavor when it had a topology.", "Replaces the flavor when it had a topology.")}},
 		},
 	}
-	resp.Schema = withObjectTypes(resp.Schema)
 }
 
 func (r *ResourceFlavor) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

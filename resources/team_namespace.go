@@ -105,7 +105,6 @@ func (r *TeamNamespace) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				}},
 		},
 	}
-	resp.Schema = withObjectTypes(resp.Schema)
 }
 
 // ModifyPlan makes the selector known at plan time, so a ClusterQueue's

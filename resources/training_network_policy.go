@@ -100,7 +100,6 @@ func (r *TrainingNetworkPolicy) Schema(_ context.Context, _ resource.SchemaReque
 					"out of band shows here as a change, and apply restores it."},
 		},
 	}
-	resp.Schema = withObjectTypes(resp.Schema)
 }
 
 func (r *TrainingNetworkPolicy) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

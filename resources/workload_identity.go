@@ -119,7 +119,6 @@ func (r *WorkloadIdentity) Schema(_ context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "UID of the KSA, as last read. A plan that shows it as known after apply means the KSA is missing and will be created."},
 		},
 	}
-	resp.Schema = withObjectTypes(resp.Schema)
 }
 
 func (r *WorkloadIdentity) providerProject() string {

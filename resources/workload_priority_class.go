@@ -73,7 +73,6 @@ func (r *WorkloadPriorityClass) Schema(_ context.Context, _ resource.SchemaReque
 			},
 		},
 	}
-	resp.Schema = withObjectTypes(resp.Schema)
 }
 
 func (r *WorkloadPriorityClass) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
