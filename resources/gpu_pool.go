@@ -590,14 +590,24 @@ func (r *GPUPool) desired(ctx context.Context, plan tfsdk.Plan, diags *diag.Diag
 }
 
 func (r *GPUPool) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Create", (*reconcile.GPUPools).Create,
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Create",
+		func(rec *reconcile.GPUPools, ctx context.Context, p spec.GPUPool) (reconcile.Result[reconcile.ObservedGPUPool], error) {
+			return rec.Create(ctx, reconcile.RefOf(p), p)
+		},
 		func(m gpuPoolModel) (time.Duration, diag.Diagnostics) {
 			return m.Timeouts.Create(ctx, gpuPoolCreateTimeout)
 		})
 }
 
 func (r *GPUPool) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Update", (*reconcile.GPUPools).Update,
+	var prior gpuPoolModel
+	var ignored diag.Diagnostics // the reconciler diffs against what GKE holds, not against the state
+	ignored.Append(getModel(ctx, req.State, &prior)...)
+	last := prior.toSpec(ctx, &ignored)
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Update",
+		func(rec *reconcile.GPUPools, ctx context.Context, p spec.GPUPool) (reconcile.Result[reconcile.ObservedGPUPool], error) {
+			return rec.Update(ctx, reconcile.RefOf(p), last, p)
+		},
 		func(m gpuPoolModel) (time.Duration, diag.Diagnostics) {
 			return m.Timeouts.Update(ctx, gpuPoolUpdateTimeout)
 		})
@@ -606,7 +616,7 @@ func (r *GPUPool) Update(ctx context.Context, req resource.UpdateRequest, resp *
 // write makes GKE match the plan with call (the reconciler's Create or
 // Update) within the configured timeout and records what GKE then reports.
 func (r *GPUPool) write(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics, verb string,
-	call func(*reconcile.GPUPools, context.Context, spec.GPUPool) (reconcile.ObservedGPUPool, error),
+	call func(*reconcile.GPUPools, context.Context, spec.GPUPool) (reconcile.Result[reconcile.ObservedGPUPool], error),
 	timeoutOf func(gpuPoolModel) (time.Duration, diag.Diagnostics)) {
 	m, p, ok := r.desired(ctx, plan, diags)
 	if !ok {
@@ -620,7 +630,7 @@ func (r *GPUPool) write(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	got, err := call(rec, ctx, p)
+	res, err := call(rec, ctx, p)
 	if errors.Is(err, reconcile.ErrNotOwned) {
 		diagnostics.NotOwned(diags, "mlplatform_gpu_pool", reconcile.RefOf(p).NodePoolName(), "", err)
 		return
@@ -629,7 +639,7 @@ func (r *GPUPool) write(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State
 		gpuPoolError(diags, "Could Not "+verb+" GPU Pool "+p.Name, err)
 		return
 	}
-	diags.Append(setState(ctx, state, r.state(ctx, got, m, diags))...)
+	diags.Append(setState(ctx, state, r.state(ctx, res.Observed, m, diags))...)
 }
 
 // state is gpuPoolState with the cost estimate from the provider's prices.
@@ -687,7 +697,8 @@ func (r *GPUPool) Delete(ctx context.Context, req resource.DeleteRequest, resp *
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := rec.Delete(ctx, m.ref()); err != nil {
+	var ignored diag.Diagnostics
+	if err := rec.Delete(ctx, m.ref(), m.toSpec(ctx, &ignored)); err != nil {
 		gpuPoolError(&resp.Diagnostics, "Could Not Delete GPU Pool "+m.Name.ValueString(), err)
 	}
 }

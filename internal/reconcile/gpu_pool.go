@@ -57,6 +57,8 @@ type ObservedGPUPool struct {
 	InstanceGroupURLs       []string
 	EffectiveResourceLabels map[string]string // every label on the VMs, GKE's goog-gke* included
 	EffectiveTaints         []spec.Taint      // every taint on the nodes, GKE's GPU taint included
+
+	pool *containerpb.NodePool // as read, for Diff
 }
 
 // GPUPools reconciles GPU node pools: Observe → Diff → Apply → Wait, one
@@ -68,12 +70,12 @@ type GPUPools struct {
 	gke.Pacing
 }
 
+var _ Reconciler[GPUPoolRef, spec.GPUPool, ObservedGPUPool] = (*GPUPools)(nil)
+
 // NewGPUPools returns a reconciler with production defaults.
 func NewGPUPools(api NodePoolAPI, locks gke.Locker) *GPUPools {
 	return &GPUPools{api: api, locks: locks, Pacing: gke.DefaultPacing()}
 }
-
-func notFound(err error) bool { return status.Code(err) == codes.NotFound }
 
 // mutate sends one mutating request and waits for its operation (see
 // gke.Operations.Mutate).
@@ -81,6 +83,8 @@ func (g *GPUPools) mutate(ctx context.Context, ref GPUPoolRef, what string, call
 	ops := gke.Operations{API: g.api, Locks: g.locks, Pacing: g.Pacing}
 	return ops.Mutate(ctx, gke.NodePoolRef(ref), what, call)
 }
+
+func notFound(err error) bool { return status.Code(err) == codes.NotFound }
 
 // get reads the pool; found is false when GKE has none of that name.
 func (g *GPUPools) get(ctx context.Context, ref GPUPoolRef) (*containerpb.NodePool, bool, error) {
@@ -101,6 +105,21 @@ func (g *GPUPools) Observe(ctx context.Context, ref GPUPoolRef, hint spec.GPUPoo
 		return ObservedGPUPool{}, found, err
 	}
 	return Observed(ref, np, hint), true, nil
+}
+
+// Diff names the fields of actual that differ from desired, in spec terms:
+// first those GKE cannot change in place (a change there replaces the pool),
+// then the field groups an Update sends, one request each.
+func (g *GPUPools) Diff(desired spec.GPUPool, actual ObservedGPUPool) []string {
+	np := actual.pool
+	if np == nil { // not read from GKE: what its spec would create
+		np = BuildNodePool(actual.Spec)
+	}
+	fields, actions := diff(desired, np)
+	for _, a := range actions {
+		fields = append(fields, a.Field)
+	}
+	return fields
 }
 
 // settle waits while the pool is being created, changed or deleted by an
@@ -130,15 +149,20 @@ func (g *GPUPools) settle(ctx context.Context, ref GPUPoolRef) (*containerpb.Nod
 // created again. One without the marker is someone else's: Create fails with
 // a *NotOwnedError before any write. A create that GKE accepts but cannot
 // finish (stockout) deletes the half-created pool again and returns a
-// *CreateFailedError.
-func (g *GPUPools) Create(ctx context.Context, desired spec.GPUPool) (ObservedGPUPool, error) {
-	ref := RefOf(desired)
+// *CreateFailedError; the next Create starts over, or, when that delete
+// failed too, finds the pool in ERROR by its marker and replaces it.
+func (g *GPUPools) Create(ctx context.Context, ref GPUPoolRef, desired spec.GPUPool) (Result[ObservedGPUPool], error) {
+	got, err := g.create(ctx, ref, desired)
+	return Result[ObservedGPUPool]{Observed: got}, err
+}
+
+func (g *GPUPools) create(ctx context.Context, ref GPUPoolRef, desired spec.GPUPool) (ObservedGPUPool, error) {
 	np, found, err := g.settle(ctx, ref)
 	if err != nil {
 		return ObservedGPUPool{}, err
 	}
 	if found {
-		return g.adopt(ctx, desired, np)
+		return g.adopt(ctx, ref, desired, np)
 	}
 	body := BuildNodePool(desired)
 	err = g.mutate(ctx, ref, "create", func(ctx context.Context) (*containerpb.Operation, error) {
@@ -152,7 +176,7 @@ func (g *GPUPools) Create(ctx context.Context, desired spec.GPUPool) (ObservedGP
 		case serr != nil:
 			return ObservedGPUPool{}, serr
 		case found:
-			return g.adopt(ctx, desired, np)
+			return g.adopt(ctx, ref, desired, np)
 		}
 	}
 	var opErr *gke.OperationError
@@ -164,7 +188,7 @@ func (g *GPUPools) Create(ctx context.Context, desired spec.GPUPool) (ObservedGP
 		// Use a fresh budget for the cleanup: the create's may be spent.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Minute)
 		defer cancel()
-		failed.CleanupErr = g.Delete(cctx, ref)
+		failed.CleanupErr = g.delete(cctx, ref)
 		failed.Cleaned = failed.CleanupErr == nil
 		return ObservedGPUPool{}, failed
 	}
@@ -176,19 +200,18 @@ func (g *GPUPools) Create(ctx context.Context, desired spec.GPUPool) (ObservedGP
 
 // adopt completes the create of a pool that already exists, if the platform
 // created it.
-func (g *GPUPools) adopt(ctx context.Context, desired spec.GPUPool, np *containerpb.NodePool) (ObservedGPUPool, error) {
-	ref := RefOf(desired)
+func (g *GPUPools) adopt(ctx context.Context, ref GPUPoolRef, desired spec.GPUPool, np *containerpb.NodePool) (ObservedGPUPool, error) {
 	if !PoolCreated(np) {
 		return ObservedGPUPool{}, &NotOwnedError{Kind: "node pool", Name: ref.String()}
 	}
 	if np.GetStatus() != containerpb.NodePool_ERROR {
-		return g.Update(ctx, desired)
+		return g.update(ctx, ref, desired)
 	}
 	g.Logf(ctx, "deleting node pool left in ERROR by an earlier create", map[string]any{"node_pool": ref.Name, "status_message": np.GetStatusMessage()})
-	if err := g.Delete(ctx, ref); err != nil {
+	if err := g.delete(ctx, ref); err != nil {
 		return ObservedGPUPool{}, err
 	}
-	return g.Create(ctx, desired)
+	return g.create(ctx, ref, desired)
 }
 
 func (g *GPUPools) observeAfter(ctx context.Context, ref GPUPoolRef, desired spec.GPUPool) (ObservedGPUPool, error) {
@@ -203,9 +226,14 @@ func (g *GPUPools) observeAfter(ctx context.Context, ref GPUPoolRef, desired spe
 }
 
 // Update makes an existing pool match desired, one request per field group.
-// A pool that no longer exists is a *GoneError (ErrGone).
-func (g *GPUPools) Update(ctx context.Context, desired spec.GPUPool) (ObservedGPUPool, error) {
-	ref := RefOf(desired)
+// It diffs against what GKE holds, so prior is not needed. A pool that no
+// longer exists is a *GoneError (ErrGone).
+func (g *GPUPools) Update(ctx context.Context, ref GPUPoolRef, _, desired spec.GPUPool) (Result[ObservedGPUPool], error) {
+	got, err := g.update(ctx, ref, desired)
+	return Result[ObservedGPUPool]{Observed: got}, err
+}
+
+func (g *GPUPools) update(ctx context.Context, ref GPUPoolRef, desired spec.GPUPool) (ObservedGPUPool, error) {
 	np, found, err := g.settle(ctx, ref)
 	if err != nil {
 		return ObservedGPUPool{}, err
@@ -232,9 +260,17 @@ func (g *GPUPools) Update(ctx context.Context, desired spec.GPUPool) (ObservedGP
 	return g.observeAfter(ctx, ref, desired)
 }
 
+// WaitReady returns nil: Create and Update wait for their operations and
+// for the pool to settle.
+func (g *GPUPools) WaitReady(context.Context, GPUPoolRef, spec.GPUPool) error { return nil }
+
 // Delete deletes the pool and waits until it is gone. A pool already gone
-// is not an error.
-func (g *GPUPools) Delete(ctx context.Context, ref GPUPoolRef) error {
+// is not an error. last is not needed.
+func (g *GPUPools) Delete(ctx context.Context, ref GPUPoolRef, _ spec.GPUPool) error {
+	return g.delete(ctx, ref)
+}
+
+func (g *GPUPools) delete(ctx context.Context, ref GPUPoolRef) error {
 	err := g.mutate(ctx, ref, "delete", func(ctx context.Context) (*containerpb.Operation, error) {
 		op, err := g.api.DeleteNodePool(ctx, ref.NodePoolName())
 		if notFound(err) {

@@ -24,9 +24,18 @@ type Action struct {
 // one field group each. Fields GKE cannot change in place make it return
 // ErrNeedsReplacement (callers replace the pool instead of updating it).
 func Diff(desired spec.GPUPool, actual *containerpb.NodePool) ([]Action, error) {
+	immutable, out := diff(desired, actual)
+	if len(immutable) > 0 {
+		return nil, fmt.Errorf("%w: node pool %s differs in %s, which GKE cannot change in place", ErrNeedsReplacement, desired.Name, strings.Join(immutable, ", "))
+	}
+	return out, nil
+}
+
+// diff is Diff's two halves: the fields that differ and GKE cannot change
+// in place (in spec terms), and the requests for those it can.
+func diff(desired spec.GPUPool, actual *containerpb.NodePool) (immutable []string, out []Action) {
 	name := RefOf(desired).NodePoolName()
 	cur := FromNodePool(RefOf(desired), actual, desired)
-	var immutable []string
 	check := func(field string, set, differ bool) {
 		if set && differ {
 			immutable = append(immutable, field)
@@ -45,11 +54,7 @@ func Diff(desired spec.GPUPool, actual *containerpb.NodePool) ([]Action, error) 
 	check("reservation", desired.Capacity == spec.CapacityReservation, desired.Reservation != nil &&
 		(cur.Reservation == nil || *cur.Reservation != *desired.Reservation))
 	check("service_account", desired.ServiceAccount != "", desired.ServiceAccount != cur.ServiceAccount)
-	if len(immutable) > 0 {
-		return nil, fmt.Errorf("%w: node pool %s differs in %s, which GKE cannot change in place", ErrNeedsReplacement, desired.Name, strings.Join(immutable, ", "))
-	}
 
-	var out []Action
 	update := func(field string, set func(r *containerpb.UpdateNodePoolRequest)) {
 		r := &containerpb.UpdateNodePoolRequest{Name: name}
 		set(r)
@@ -114,7 +119,7 @@ func Diff(desired spec.GPUPool, actual *containerpb.NodePool) ([]Action, error) 
 			r.WorkloadMetadataConfig = &containerpb.WorkloadMetadataConfig{Mode: workloadMode(desired.WorkloadIdentity)}
 		})
 	}
-	return out, nil
+	return immutable, out
 }
 
 func nonNil(m map[string]string) map[string]string {

@@ -108,3 +108,35 @@ func TestDiff(t *testing.T) {
 		})
 	}
 }
+
+// The contract's Diff names what differs in spec terms: the fields GKE
+// cannot change in place first, then one per request an update sends.
+func TestGPUPoolsDiffNamesFields(t *testing.T) {
+	t.Parallel()
+	g := reconcile.NewGPUPools(nil, nil)
+	served := reconcile.Observed(reconcile.RefOf(l4Spot()), asServed(reconcile.BuildNodePool(l4Spot())), l4Spot())
+	unlabelled := asServed(reconcile.BuildNodePool(l4Spot()))
+	delete(unlabelled.Config.ResourceLabels, "mlplatform-gpu") // a default: its spec does not show it gone
+	for name, tc := range map[string]struct {
+		edit   func(*spec.GPUPool)
+		actual reconcile.ObservedGPUPool
+		want   []string
+	}{
+		"in sync":                             {actual: served},
+		"in sync, not read from GKE":          {actual: reconcile.ObservedGPUPool{Spec: l4Spot()}},
+		"a default label removed out of band": {actual: reconcile.Observed(reconcile.RefOf(l4Spot()), unlabelled, l4Spot()), want: []string{"resource_labels"}},
+		"labels and max nodes":                {edit: func(p *spec.GPUPool) { p.Labels["tier"] = "dev"; p.Autoscaling.MaxNodes = 8 }, actual: served, want: []string{"autoscaling", "labels"}},
+		"gpu type, and its default label":     {edit: func(p *spec.GPUPool) { p.GPU.Type, p.MachineType = "nvidia-h100-80gb", "a3-highgpu-1g" }, actual: served, want: []string{"machine_type", "gpu.type", "resource_labels"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			desired := l4Spot()
+			if tc.edit != nil {
+				tc.edit(&desired)
+			}
+			if diff := cmp.Diff(tc.want, g.Diff(desired, tc.actual)); diff != "" {
+				t.Errorf("Diff (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

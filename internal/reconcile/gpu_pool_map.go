@@ -267,5 +267,6 @@ func Observed(ref GPUPoolRef, np *containerpb.NodePool, hint spec.GPUPool) Obser
 		InstanceGroupURLs:       slices.Clone(np.GetInstanceGroupUrls()),
 		EffectiveResourceLabels: maps.Clone(np.GetConfig().GetResourceLabels()),
 		EffectiveTaints:         taintsFromPB(np.GetConfig().GetTaints(), func(string) bool { return true }),
+		pool:                    np,
 	}
 }

@@ -92,7 +92,7 @@ func TestRetryWhileBusy(t *testing.T) {
 				}
 				return nil
 			}
-			_, err := g.Update(context.Background(), l4Spot())
+			_, err := g.Update(context.Background(), reconcile.RefOf(l4Spot()), l4Spot(), l4Spot())
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -135,7 +135,7 @@ func TestCreateStockoutCleansUp(t *testing.T) {
 	g := reconcile.NewGPUPools(c, c.NodePoolLocks())
 	p := l4Spot()
 	p.Cluster = "c"
-	_, err = g.Create(ctx, p)
+	_, err = g.Create(ctx, reconcile.RefOf(p), p)
 	var failed *reconcile.CreateFailedError
 	if !errors.As(err, &failed) || !failed.Cleaned {
 		t.Fatalf("Create error = %v, want a cleaned-up CreateFailedError", err)
@@ -152,12 +152,12 @@ func TestCreateStockoutCleansUp(t *testing.T) {
 		t.Fatalf("after the failed create: found=%v err=%v, want no pool", found, err)
 	}
 	srv.Container.SetFailNodePoolCreate(nil)
-	got, err := g.Create(ctx, p)
+	got, err := g.Create(ctx, reconcile.RefOf(p), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != "RUNNING" {
-		t.Errorf("status after the second create = %s", got.Status)
+	if got.Observed.Status != "RUNNING" {
+		t.Errorf("status after the second create = %s", got.Observed.Status)
 	}
 }
 
@@ -188,7 +188,7 @@ func TestCatalogAgreesWithGKE(t *testing.T) {
 				t.Errorf("%s: spec rejects a catalog entry: %v", m.Name, errs)
 				continue
 			}
-			if _, err := g.Create(ctx, p); err != nil {
+			if _, err := g.Create(ctx, reconcile.RefOf(p), p); err != nil {
 				t.Errorf("GKE rejects %d × %s on %s: %v", m.GPUsPerNode, a.Type, m.Name, err)
 			}
 		}
