@@ -2,7 +2,6 @@ package resources
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -24,13 +23,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/catalog"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
-	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
@@ -55,18 +52,48 @@ const (
 
 // GPUPool is mlplatform_gpu_pool: a GKE node pool of GPU machines.
 type GPUPool struct {
-	clients *platform.Clients
+	crud[gpuPoolModel, reconcile.GPUPoolRef, spec.GPUPool, reconcile.ObservedGPUPool]
 }
 
 // NewGPUPool is the resource constructor.
-func NewGPUPool() resource.Resource { return &GPUPool{} }
+func NewGPUPool() resource.Resource {
+	r := &GPUPool{}
+	r.crud = crud[gpuPoolModel, reconcile.GPUPoolRef, spec.GPUPool, reconcile.ObservedGPUPool]{
+		kind:         "GPU Pool",
+		resourceType: "mlplatform_gpu_pool",
+		connect:      connectGPUPools,
+		toSpec: func(ctx context.Context, m gpuPoolModel, diags *diag.Diagnostics) spec.GPUPool {
+			return m.toSpec(ctx, diags)
+		},
+		validate: spec.GPUPool.Validate,
+		ref:      gpuPoolModel.ref,
+		name:     func(ref reconcile.GPUPoolRef) string { return ref.Name },
+		importID: reconcile.GPUPoolRef.NodePoolName,
+		toState: func(ctx context.Context, got reconcile.ObservedGPUPool, _ spec.GPUPool, prior gpuPoolModel, diags *diag.Diagnostics) gpuPoolModel {
+			return r.state(ctx, got, prior, diags)
+		},
+		readHint:          true,
+		timeout:           gpuPoolTimeout,
+		createUpdateVerbs: true,
+	}
+	return r
+}
+
+// gpuPoolTimeout is the timeouts block's value for an operation, or its default.
+func gpuPoolTimeout(ctx context.Context, m gpuPoolModel, op string) (time.Duration, diag.Diagnostics) {
+	switch op {
+	case opCreate:
+		return m.Timeouts.Create(ctx, gpuPoolCreateTimeout)
+	case opUpdate:
+		return m.Timeouts.Update(ctx, gpuPoolUpdateTimeout)
+	case opDelete:
+		return m.Timeouts.Delete(ctx, gpuPoolDeleteTimeout)
+	}
+	return gpuPoolReadTimeout, nil
+}
 
 func (r *GPUPool) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_gpu_pool"
-}
-
-func (r *GPUPool) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func quoted(ss []string) string { return "`" + strings.Join(ss, "`, `") + "`" }
@@ -215,7 +242,6 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
 	}
-	resp.Schema = withObjectTypes(resp.Schema)
 }
 
 func computedTolerationAttributes() map[string]schema.Attribute {
@@ -272,7 +298,7 @@ func (gpuPoolMachineTypeNotEmpty) ValidateString(ctx context.Context, req valida
 	var g types.Object
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("gpu"), &g)...)
 	var gm gpuModel
-	if !poolObjectAs(ctx, g, &gm, &resp.Diagnostics) || gm.Type.IsUnknown() || gm.Count.IsUnknown() {
+	if !objectAs(ctx, g, &gm, &resp.Diagnostics) || gm.Type.IsUnknown() || gm.Count.IsUnknown() {
 		return
 	}
 	if mt, ok := spec.PickMachineType(gm.Type.ValueString(), int(gm.Count.ValueInt64())); ok {
@@ -379,7 +405,7 @@ func (machineTypeDefault) PlanModifyString(ctx context.Context, req planmodifier
 	var g types.Object
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("gpu"), &g)...)
 	var gm gpuModel
-	if poolObjectAs(ctx, g, &gm, &resp.Diagnostics) && !gm.Type.IsUnknown() && !gm.Count.IsUnknown() {
+	if objectAs(ctx, g, &gm, &resp.Diagnostics) && !gm.Type.IsUnknown() && !gm.Count.IsUnknown() {
 		if mt, ok := spec.PickMachineType(gm.Type.ValueString(), int(gm.Count.ValueInt64())); ok {
 			resp.PlanValue = types.StringValue(mt)
 			return
@@ -516,18 +542,17 @@ func wantEffectiveLabels(ctx context.Context, p spec.GPUPool, state types.Map, d
 		}
 	}
 	maps.Copy(want, p.EffectiveResourceLabels())
-	m, d := types.MapValueFrom(ctx, types.StringType, want)
-	diags.Append(d...)
-	return m
+	return stringMapValue(want)
 }
 
-// pools returns the reconciler, logging progress through tflog.
-func (r *GPUPool) pools(ctx context.Context, diags *diag.Diagnostics) (*reconcile.GPUPools, bool) {
-	if r.clients == nil {
-		diags.AddError("Provider Not Configured", "The mlplatform provider was not configured before the GPU pool was used. This is a bug in the provider; please report it.")
+// connectGPUPools is the GPU pool reconciler, logging progress through tflog.
+func connectGPUPools(ctx context.Context, c *platform.Clients, _ bool, diags *diag.Diagnostics) (
+	reconcile.Reconciler[reconcile.GPUPoolRef, spec.GPUPool, reconcile.ObservedGPUPool], bool) {
+	if c == nil {
+		notConfigured(diags)
 		return nil, false
 	}
-	g, err := r.clients.GKE(ctx)
+	g, err := c.GKE(ctx)
 	if err != nil {
 		diagnostics.Error(diags, "Could Not Connect To GKE", err)
 		return nil, false
@@ -535,111 +560,6 @@ func (r *GPUPool) pools(ctx context.Context, diags *diag.Diagnostics) (*reconcil
 	rec := reconcile.NewGPUPools(g, g.NodePoolLocks())
 	rec.Logf = func(ctx context.Context, msg string, fields map[string]any) { tflog.Info(ctx, msg, fields) }
 	return rec, true
-}
-
-// gpuPoolError explains a failed GKE action in plain words, then quotes it.
-// internal/reconcile and internal/gke state the facts; the Terraform words
-// are added here.
-func gpuPoolError(diags *diag.Diagnostics, summary string, err error) {
-	var failed *reconcile.CreateFailedError
-	var busy *gke.BusyError
-	var gone *reconcile.GoneError
-	switch {
-	case errors.As(err, &failed):
-		plain := failed.Failure() + " "
-		if failed.Cleaned {
-			plain += "The provider deleted the half-created pool, so nothing is left behind and the next apply starts over. "
-		} else {
-			plain += "The provider could not delete the half-created pool; the next apply deletes and recreates it. "
-		}
-		if _, ok := failed.Stockout(); ok {
-			plain += "Try again later, add zones to node_locations, or choose capacity \"flex_start\" (waits for capacity) or \"reservation\" (capacity you reserved)."
-		}
-		diags.AddError(summary, plain+"\n\nOriginal error: "+err.Error())
-	case errors.As(err, &busy):
-		original := err.Error()
-		var queued *gke.QueuedError
-		if errors.As(err, &queued) {
-			original = strings.Replace(original, queued.Error(), fmt.Sprintf("waiting for this provider's other operations on the cluster to %s node pool %s: %v",
-				queued.Action, queued.NodePool, queued.Err), 1)
-		}
-		diags.AddError(summary, fmt.Sprintf("GKE is busy with another operation on cluster %s (it runs one at a time); the provider retried %d times over %s "+
-			"and the timeout ran out. Run the apply again once the other operation (an upgrade, the autoscaler, another apply) has finished, "+
-			"or raise the timeouts.", busy.Cluster, busy.Attempts, busy.Elapsed.Round(time.Second))+"\n\nOriginal error: "+original)
-	case errors.Is(err, reconcile.ErrNeedsReplacement):
-		diags.AddError(summary, "The node pool changed since the plan in a field GKE cannot change in place. Run terraform plan again: "+
-			"it shows the replacement.\n\nOriginal error: "+err.Error())
-	case errors.As(err, &gone):
-		diagnostics.Error(diags, summary, fmt.Errorf("node pool %s no longer exists; run terraform apply again to create it: %w", gone.Pool, gone.Err))
-	default:
-		diagnostics.Error(diags, summary, err)
-	}
-}
-
-func (r *GPUPool) desired(ctx context.Context, plan tfsdk.Plan, diags *diag.Diagnostics) (gpuPoolModel, spec.GPUPool, bool) {
-	var m gpuPoolModel
-	diags.Append(getModel(ctx, plan, &m)...)
-	if diags.HasError() {
-		return m, spec.GPUPool{}, false
-	}
-	p := m.toSpec(ctx, diags)
-	if errs := p.Validate(); len(errs) > 0 {
-		diagnostics.FieldErrors(diags, errs)
-	}
-	return m, p, !diags.HasError()
-}
-
-func (r *GPUPool) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Create",
-		func(rec *reconcile.GPUPools, ctx context.Context, p spec.GPUPool) (reconcile.Result[reconcile.ObservedGPUPool], error) {
-			return rec.Create(ctx, reconcile.RefOf(p), p)
-		},
-		func(m gpuPoolModel) (time.Duration, diag.Diagnostics) {
-			return m.Timeouts.Create(ctx, gpuPoolCreateTimeout)
-		})
-}
-
-func (r *GPUPool) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var prior gpuPoolModel
-	var ignored diag.Diagnostics // the reconciler diffs against what GKE holds, not against the state
-	ignored.Append(getModel(ctx, req.State, &prior)...)
-	last := prior.toSpec(ctx, &ignored)
-	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Update",
-		func(rec *reconcile.GPUPools, ctx context.Context, p spec.GPUPool) (reconcile.Result[reconcile.ObservedGPUPool], error) {
-			return rec.Update(ctx, reconcile.RefOf(p), last, p)
-		},
-		func(m gpuPoolModel) (time.Duration, diag.Diagnostics) {
-			return m.Timeouts.Update(ctx, gpuPoolUpdateTimeout)
-		})
-}
-
-// write makes GKE match the plan with call (the reconciler's Create or
-// Update) within the configured timeout and records what GKE then reports.
-func (r *GPUPool) write(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics, verb string,
-	call func(*reconcile.GPUPools, context.Context, spec.GPUPool) (reconcile.Result[reconcile.ObservedGPUPool], error),
-	timeoutOf func(gpuPoolModel) (time.Duration, diag.Diagnostics)) {
-	m, p, ok := r.desired(ctx, plan, diags)
-	if !ok {
-		return
-	}
-	timeout, d := timeoutOf(m)
-	diags.Append(d...)
-	rec, ok := r.pools(ctx, diags)
-	if !ok || diags.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, err := call(rec, ctx, p)
-	if errors.Is(err, reconcile.ErrNotOwned) {
-		diagnostics.NotOwned(diags, "mlplatform_gpu_pool", reconcile.RefOf(p).NodePoolName(), "", err)
-		return
-	}
-	if err != nil {
-		gpuPoolError(diags, "Could Not "+verb+" GPU Pool "+p.Name, err)
-		return
-	}
-	diags.Append(setState(ctx, state, r.state(ctx, res.Observed, m, diags))...)
 }
 
 // state is gpuPoolState with the cost estimate from the provider's prices.
@@ -655,52 +575,6 @@ func (r *GPUPool) prices() pricing.Table {
 		return pricing.Default()
 	}
 	return r.clients.Config.PriceTable()
-}
-
-func (r *GPUPool) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var m gpuPoolModel
-	resp.Diagnostics.Append(getModel(ctx, req.State, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rec, ok := r.pools(ctx, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, gpuPoolReadTimeout)
-	defer cancel()
-	var ignored diag.Diagnostics
-	hint := m.toSpec(ctx, &ignored)
-	got, found, err := rec.Observe(ctx, m.ref(), hint)
-	if err != nil {
-		gpuPoolError(&resp.Diagnostics, "Could Not Read GPU Pool "+m.Name.ValueString(), err)
-		return
-	}
-	if !found {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.Diagnostics.Append(setState(ctx, &resp.State, r.state(ctx, got, m, &resp.Diagnostics))...)
-}
-
-func (r *GPUPool) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var m gpuPoolModel
-	resp.Diagnostics.Append(getModel(ctx, req.State, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, d := m.Timeouts.Delete(ctx, gpuPoolDeleteTimeout)
-	resp.Diagnostics.Append(d...)
-	rec, ok := r.pools(ctx, &resp.Diagnostics)
-	if !ok || resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var ignored diag.Diagnostics
-	if err := rec.Delete(ctx, m.ref(), m.toSpec(ctx, &ignored)); err != nil {
-		gpuPoolError(&resp.Diagnostics, "Could Not Delete GPU Pool "+m.Name.ValueString(), err)
-	}
 }
 
 // ImportState imports by projects/P/locations/L/clusters/C/nodePools/N or P/L/C/N.

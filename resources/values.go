@@ -34,11 +34,6 @@ func objectAs(_ context.Context, o types.Object, out any, diags *diag.Diagnostic
 	return !d.HasError()
 }
 
-// poolObjectAs is objectAs under the name gpu_pool.go still calls it by.
-func poolObjectAs(ctx context.Context, o types.Object, out any, diags *diag.Diagnostics) bool {
-	return objectAs(ctx, o, out, diags)
-}
-
 // collection is a list or a set.
 type collection interface {
 	IsNull() bool

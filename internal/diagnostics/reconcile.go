@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 )
 
@@ -17,7 +19,29 @@ func reconcilePlain(err error) (text string, ok bool) {
 	var settled *reconcile.SettledError
 	var pre *reconcile.PreflightError
 	var notReady *reconcile.NotReadyError
+	var failed *reconcile.CreateFailedError
+	var busy *gke.BusyError
+	var gone *reconcile.GoneError
 	switch {
+	case errors.As(err, &failed):
+		text := failed.Failure() + " "
+		if failed.Cleaned {
+			text += "The provider deleted the half-created pool, so nothing is left behind and the next apply starts over."
+		} else {
+			text += "The provider could not delete the half-created pool; the next apply deletes and recreates it."
+		}
+		if _, ok := failed.Stockout(); ok {
+			text += " Try again later, add zones to node_locations, or choose capacity \"flex_start\" (waits for capacity) or \"reservation\" (capacity you reserved)."
+		}
+		return text, true
+	case errors.As(err, &busy):
+		return fmt.Sprintf("GKE is busy with another operation on cluster %s (it runs one at a time); the provider retried %d times over %s "+
+			"and the timeout ran out. Run the apply again once the other operation (an upgrade, the autoscaler, another apply) has finished, "+
+			"or raise the timeouts.", busy.Cluster, busy.Attempts, busy.Elapsed.Round(time.Second)), true
+	case errors.Is(err, reconcile.ErrNeedsReplacement):
+		return "The node pool changed since the plan in a field GKE cannot change in place. Run terraform plan again: it shows the replacement.", true
+	case errors.As(err, &gone):
+		return fmt.Sprintf("Node pool %s no longer exists (it was deleted since the plan); run terraform apply again to create it.", gone.Pool), true
 	case errors.As(err, &notReady):
 		text := "Kueue did not report the object active in time. The reason, as Kueue reports it, is below; the object exists " +
 			"and the next apply checks again once the cause is fixed."
