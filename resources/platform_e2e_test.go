@@ -183,6 +183,16 @@ resource "mlplatform_local_queue" "gpu" {
 						t.Fatalf("the refused destroy deleted the team's LocalQueue: %v", err)
 					}
 					_ = core.BatchV1().Jobs("acc-e2e-vision").Delete(ctx, "llm-finetune", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
+					// The job's Kueue Workload goes with it, by garbage collection,
+					// which a loaded machine may take seconds for; until then the
+					// namespace rightly holds unfinished work and destroy is refused.
+					err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+						wls, err := kq.KueueV1beta2().Workloads("acc-e2e-vision").List(ctx, metav1.ListOptions{})
+						return err == nil && len(wls.Items) == 0, nil
+					})
+					if err != nil {
+						t.Fatalf("the deleted job's Workload was not garbage-collected within 60s: %v", err)
+					}
 				},
 				Config: cfg,
 			},
