@@ -2,6 +2,7 @@ package resources_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -20,10 +21,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/iam"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 )
 
 // Labels and annotations Helm puts on what it installs.
@@ -39,8 +42,11 @@ var (
 	asHelm    = metav1.CreateOptions{FieldManager: "helm"}
 )
 
-// version reads what must not change: an object's resourceVersion, a
-// service account's or policy's etag, a node pool's etag.
+// version reads what must not change: for a Kubernetes object, what a writer
+// other than its controllers could change (its spec, labels, annotations and
+// the fields the provider's field manager owns; not status, finalizers or the
+// resourceVersion, which Kueue moves whenever it writes status); a service
+// account's or policy's etag, a node pool's etag.
 type version func(t *testing.T) string
 
 func rv[O metav1.Object](get func(ctx context.Context, name string, opts metav1.GetOptions) (O, error), name string) version {
@@ -50,7 +56,23 @@ func rv[O metav1.Object](get func(ctx context.Context, name string, opts metav1.
 		if err != nil {
 			t.Fatalf("%s is gone: %v", name, err)
 		}
-		return o.GetResourceVersion()
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ours []metav1.ManagedFieldsEntry
+		for _, f := range o.GetManagedFields() {
+			if f.Manager == kube.FieldManager {
+				ours = append(ours, f)
+			}
+		}
+		delete(u, "status")
+		delete(u, "metadata")
+		b, err := json.Marshal(map[string]any{"object": u, "labels": o.GetLabels(), "annotations": o.GetAnnotations(), "provider's fields": ours})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
 	}
 }
 
