@@ -1,5 +1,9 @@
 package report
 
+// This file is about 700 lines, kept whole on purpose for now: the report's
+// types and the one pass that builds them from a plan's resource changes read
+// together. It is to be split when the platform checks (report, doctor) land.
+
 import (
 	"fmt"
 	"sort"

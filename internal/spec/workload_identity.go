@@ -1,5 +1,9 @@
 package spec
 
+// About 450 lines, on purpose: a binding's spec and its validation, which
+// must cover the account rules of IAM (account IDs, e-mails, display names,
+// descriptions) and of Kubernetes (service account names) in one place.
+
 import (
 	"fmt"
 	"slices"
