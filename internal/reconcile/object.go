@@ -11,6 +11,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
@@ -67,6 +68,25 @@ type Object[S any, O metav1.Object, AC Labeled[AC]] struct {
 	Stuck func(O) string
 	// Poll is how often Delete and WaitReady look again. Default 200ms.
 	Poll time.Duration
+}
+
+// ClusterScopedAPI is the typed client of a cluster-scoped kind: what
+// reconciling needs, and the List its ListCache reads.
+type ClusterScopedAPI[O metav1.Object, AC any, L runtime.Object] interface {
+	ObjectAPI[O, AC]
+	List(ctx context.Context, opts metav1.ListOptions) (L, error)
+}
+
+// clusterScoped is the Object of a cluster-scoped kind served by api,
+// listed (for reads) with opts.
+func clusterScoped[S any, O metav1.Object, AC Labeled[AC], L runtime.Object](c *kube.Client, kind string, api ClusterScopedAPI[O, AC, L],
+	opts metav1.ListOptions, build func(S) AC, read func(O) S, diff func(desired, actual S) []string) Object[S, O, AC] {
+	return Object[S, O, AC]{
+		Kind:  kind,
+		List:  kube.Listed(c, kind, kube.ListFunc[O](api.List, opts)),
+		API:   func(string) ObjectAPI[O, AC] { return api },
+		Build: build, Read: read, DiffSpec: diff,
+	}
 }
 
 // Ref names an object.

@@ -22,19 +22,9 @@ type ProvisioningRequestConfigs = Object[spec.ProvisioningAdmissionCheck, *kueue
 
 // NewAdmissionChecks reconciles through c.
 func NewAdmissionChecks(c *kube.Client) AdmissionChecks {
-	return AdmissionChecks{
-		Kind: "AdmissionCheck",
-		List: kube.Listed(c, "AdmissionCheck", kube.ListFunc[*kueuev1beta2.AdmissionCheck](c.Kueue.KueueV1beta2().AdmissionChecks().List, metav1.ListOptions{})),
-		API: func(string) ObjectAPI[*kueuev1beta2.AdmissionCheck, *kueueac.AdmissionCheckApplyConfiguration] {
-			return c.Kueue.KueueV1beta2().AdmissionChecks()
-		},
-		Build:    kueue.AdmissionCheck,
-		Read:     kueue.AdmissionCheckSpec,
-		DiffSpec: DiffAdmissionCheck,
-		Blockers: func(ctx context.Context, ref Ref) ([]string, error) {
-			return admissionCheckUsers(ctx, c, ref.Name)
-		},
-	}
+	o := clusterScoped(c, "AdmissionCheck", c.Kueue.KueueV1beta2().AdmissionChecks(), metav1.ListOptions{}, kueue.AdmissionCheck, kueue.AdmissionCheckSpec, DiffAdmissionCheck)
+	o.Blockers = func(ctx context.Context, ref Ref) ([]string, error) { return admissionCheckUsers(ctx, c, ref.Name) }
+	return o
 }
 
 // admissionCheckUsers lists the ClusterQueues (not being deleted) that list
@@ -60,16 +50,7 @@ func admissionCheckUsers(ctx context.Context, c *kube.Client, check string) ([]s
 
 // NewProvisioningRequestConfigs reconciles through c.
 func NewProvisioningRequestConfigs(c *kube.Client) ProvisioningRequestConfigs {
-	return ProvisioningRequestConfigs{
-		Kind: "ProvisioningRequestConfig",
-		List: kube.Listed(c, "ProvisioningRequestConfig", kube.ListFunc[*kueuev1beta2.ProvisioningRequestConfig](c.Kueue.KueueV1beta2().ProvisioningRequestConfigs().List, metav1.ListOptions{})),
-		API: func(string) ObjectAPI[*kueuev1beta2.ProvisioningRequestConfig, *kueueac.ProvisioningRequestConfigApplyConfiguration] {
-			return c.Kueue.KueueV1beta2().ProvisioningRequestConfigs()
-		},
-		Build:    kueue.ProvisioningRequestConfig,
-		Read:     kueue.ProvisioningRequestConfigSpec,
-		DiffSpec: DiffProvisioningRequestConfig,
-	}
+	return clusterScoped(c, "ProvisioningRequestConfig", c.Kueue.KueueV1beta2().ProvisioningRequestConfigs(), metav1.ListOptions{}, kueue.ProvisioningRequestConfig, kueue.ProvisioningRequestConfigSpec, DiffProvisioningRequestConfig)
 }
 
 // DiffAdmissionCheck names the fields of actual that differ from desired.

@@ -18,17 +18,9 @@ var _ Reconciler[Ref, spec.TeamNamespace, spec.TeamNamespace] = TeamNamespaces{}
 
 // NewTeamNamespaces reconciles through c.
 func NewTeamNamespaces(c *kube.Client) TeamNamespaces {
-	return TeamNamespaces{
-		Kind: "Namespace",
-		List: kube.Listed(c, "Namespace", kube.ListFunc[*corev1.Namespace](c.Core.CoreV1().Namespaces().List, managedOnly)),
-		API: func(string) ObjectAPI[*corev1.Namespace, *corev1ac.NamespaceApplyConfiguration] {
-			return c.Core.CoreV1().Namespaces()
-		},
-		Build:    kueue.TeamNamespace,
-		Read:     kueue.TeamNamespaceSpec,
-		DiffSpec: DiffTeamNamespace,
-		Stuck:    namespaceLeftovers,
-	}
+	o := clusterScoped(c, "Namespace", c.Core.CoreV1().Namespaces(), managedOnly, kueue.TeamNamespace, kueue.TeamNamespaceSpec, DiffTeamNamespace)
+	o.Stuck = namespaceLeftovers
+	return o
 }
 
 // DiffTeamNamespace compares only what the platform manages: its labels and
