@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
@@ -18,12 +17,6 @@ import (
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
-)
-
-var (
-	_ resource.ResourceWithConfigure      = &ClusterQueue{}
-	_ resource.ResourceWithImportState    = &ClusterQueue{}
-	_ resource.ResourceWithValidateConfig = &ClusterQueue{}
 )
 
 // ClusterQueue is mlplatform_cluster_queue.
@@ -37,18 +30,12 @@ func NewClusterQueue() resource.Resource {
 		resourceType: "mlplatform_cluster_queue",
 		kind:         "ClusterQueue",
 		connect:      kubeReconciler[reconcile.Ref, spec.ClusterQueue, spec.ClusterQueue](reconcile.NewClusterQueues),
-		toSpec: func(ctx context.Context, m clusterQueueModel, d *diag.Diagnostics) spec.ClusterQueue {
-			return m.toSpec(ctx, d)
-		},
-		validate: spec.ClusterQueue.Validate,
-		ref:      func(m clusterQueueModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
-		toState:  specState(clusterQueueState),
-		wait:     func(m clusterQueueModel) (bool, time.Duration) { return waitSettings(m.WaitForActive, m.ActiveTimeout) },
+		toSpec:       clusterQueueModel.toSpec,
+		validate:     spec.ClusterQueue.Validate,
+		ref:          func(m clusterQueueModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
+		toState:      specState(clusterQueueState),
+		wait:         func(m clusterQueueModel) (bool, time.Duration) { return waitSettings(m.WaitForActive, m.ActiveTimeout) },
 	}}
-}
-
-func (r *ClusterQueue) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_cluster_queue"
 }
 
 // enumWithDefault is an enumeration with Kueue's default. The spec checks

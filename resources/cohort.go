@@ -3,7 +3,6 @@ package resources
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -11,12 +10,6 @@ import (
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
-)
-
-var (
-	_ resource.ResourceWithConfigure      = &Cohort{}
-	_ resource.ResourceWithImportState    = &Cohort{}
-	_ resource.ResourceWithValidateConfig = &Cohort{}
 )
 
 // Cohort is mlplatform_cohort.
@@ -30,17 +23,11 @@ func NewCohort() resource.Resource {
 		resourceType: "mlplatform_cohort",
 		kind:         "Cohort",
 		connect:      kubeReconciler[reconcile.Ref, spec.Cohort, spec.Cohort](reconcile.NewCohorts),
-		toSpec: func(ctx context.Context, m cohortModel, d *diag.Diagnostics) spec.Cohort {
-			return m.toSpec(ctx, d)
-		},
-		validate: spec.Cohort.Validate,
-		ref:      func(m cohortModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
-		toState:  specState(cohortState),
+		toSpec:       cohortModel.toSpec,
+		validate:     spec.Cohort.Validate,
+		ref:          func(m cohortModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
+		toState:      specState(cohortState),
 	}}
-}
-
-func (r *Cohort) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_cohort"
 }
 
 func (r *Cohort) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {

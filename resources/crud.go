@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -48,8 +49,9 @@ type crud[M, R, S, O any] struct {
 	// connect builds the reconciler; forApply is set for create and update.
 	// It reports a failure in diags.
 	connect func(ctx context.Context, c *platform.Clients, forApply bool, diags *diag.Diagnostics) (reconcile.Reconciler[R, S, O], bool)
-	// toSpec converts a plan, a state or a config into a spec.
-	toSpec func(context.Context, M, *diag.Diagnostics) S
+	// toSpec converts a plan, a state or a config into a spec (a model's
+	// toSpec method, as a method expression).
+	toSpec func(M, context.Context, *diag.Diagnostics) S
 	// validate is the spec's Validate.
 	validate func(S) spec.FieldErrors
 	// ref names what a model addresses.
@@ -157,7 +159,7 @@ func (c *crud[M, R, S, O]) bounded(ctx context.Context, m M, op string, diags *d
 
 // desired converts and validates a model.
 func (c *crud[M, R, S, O]) desired(ctx context.Context, m M, diags *diag.Diagnostics) S {
-	s := c.toSpec(ctx, m, diags)
+	s := c.toSpec(m, ctx, diags)
 	if diags.HasError() {
 		return s
 	}
@@ -183,7 +185,7 @@ func (c *crud[M, R, S, O]) write(ctx context.Context, plan tfsdk.Plan, prior *tf
 	if !creating {
 		var p M
 		diags.Append(getModel(ctx, *prior, &p)...)
-		before = c.toSpec(ctx, p, diags)
+		before = c.toSpec(p, ctx, diags)
 	}
 	op, verb := opUpdate, "Apply"
 	if creating {
@@ -278,7 +280,7 @@ func (c *crud[M, R, S, O]) read(ctx context.Context, current tfsdk.State, state 
 	var hint S
 	if c.readHint {
 		var ignored diag.Diagnostics // a state that no longer converts cleanly still reads
-		hint = c.toSpec(ctx, m, &ignored)
+		hint = c.toSpec(m, ctx, &ignored)
 	}
 	ref := c.ref(m)
 	got, found, err := r.Observe(ctx, ref, hint)
@@ -321,9 +323,15 @@ func (c *crud[M, R, S, O]) delete(ctx context.Context, current tfsdk.State, diag
 		}
 	}
 	var ignored diag.Diagnostics
-	if err := r.Delete(ctx, ref, c.toSpec(ctx, m, &ignored)); err != nil {
+	if err := r.Delete(ctx, ref, c.toSpec(m, ctx, &ignored)); err != nil {
 		c.fail(diags, "Could Not Delete "+c.title(ref), err)
 	}
+}
+
+// Metadata names the resource: the provider's type name and the part of
+// resourceType after it (mlplatform_cohort → PROVIDER_cohort).
+func (c *crud[M, R, S, O]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + c.resourceType[strings.Index(c.resourceType, "_"):]
 }
 
 func (c *crud[M, R, S, O]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

@@ -32,13 +32,6 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &GPUPool{}
-	_ resource.ResourceWithImportState    = &GPUPool{}
-	_ resource.ResourceWithValidateConfig = &GPUPool{}
-	_ resource.ResourceWithModifyPlan     = &GPUPool{}
-)
-
 // Default timeouts: GPU pools can take long to create (capacity search) and
 // GKE serializes operations per cluster, so a pool may queue behind others.
 const (
@@ -60,13 +53,11 @@ func NewGPUPool() resource.Resource {
 		kind:         "GPU Pool",
 		resourceType: "mlplatform_gpu_pool",
 		connect:      connectGPUPools,
-		toSpec: func(ctx context.Context, m gpuPoolModel, diags *diag.Diagnostics) spec.GPUPool {
-			return m.toSpec(ctx, diags)
-		},
-		validate: spec.GPUPool.Validate,
-		ref:      gpuPoolModel.ref,
-		name:     func(ref reconcile.GPUPoolRef) string { return ref.Name },
-		importID: reconcile.GPUPoolRef.NodePoolName,
+		toSpec:       gpuPoolModel.toSpec,
+		validate:     spec.GPUPool.Validate,
+		ref:          gpuPoolModel.ref,
+		name:         func(ref reconcile.GPUPoolRef) string { return ref.Name },
+		importID:     reconcile.GPUPoolRef.NodePoolName,
 		toState: func(ctx context.Context, got reconcile.ObservedGPUPool, _ spec.GPUPool, prior gpuPoolModel, diags *diag.Diagnostics) gpuPoolModel {
 			return r.state(ctx, got, prior, diags)
 		},
@@ -88,10 +79,6 @@ func gpuPoolTimeout(ctx context.Context, m gpuPoolModel, op string) (time.Durati
 		return m.Timeouts.Delete(ctx, gpuPoolDeleteTimeout)
 	}
 	return gpuPoolReadTimeout, nil
-}
-
-func (r *GPUPool) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_gpu_pool"
 }
 
 func quoted(ss []string) string { return "`" + strings.Join(ss, "`, `") + "`" }

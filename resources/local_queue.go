@@ -18,12 +18,6 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &LocalQueue{}
-	_ resource.ResourceWithImportState    = &LocalQueue{}
-	_ resource.ResourceWithValidateConfig = &LocalQueue{}
-)
-
 // LocalQueue is mlplatform_local_queue.
 type LocalQueue struct {
 	objectCRUD[localQueueModel, spec.LocalQueue]
@@ -35,7 +29,7 @@ func NewLocalQueue() resource.Resource {
 		resourceType: "mlplatform_local_queue",
 		kind:         "LocalQueue",
 		connect:      kubeReconciler[reconcile.Ref, spec.LocalQueue, spec.LocalQueue](reconcile.NewLocalQueues),
-		toSpec:       func(_ context.Context, m localQueueModel, _ *diag.Diagnostics) spec.LocalQueue { return m.toSpec() },
+		toSpec:       func(m localQueueModel, _ context.Context, _ *diag.Diagnostics) spec.LocalQueue { return m.toSpec() },
 		validate:     spec.LocalQueue.Validate,
 		ref: func(m localQueueModel) reconcile.Ref {
 			return reconcile.Ref{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString()}
@@ -45,10 +39,6 @@ func NewLocalQueue() resource.Resource {
 		}),
 		wait: func(m localQueueModel) (bool, time.Duration) { return waitSettings(m.WaitForActive, m.ActiveTimeout) },
 	}}
-}
-
-func (r *LocalQueue) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_local_queue"
 }
 
 func (r *LocalQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -21,12 +20,6 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &ProvisioningAdmissionCheck{}
-	_ resource.ResourceWithImportState    = &ProvisioningAdmissionCheck{}
-	_ resource.ResourceWithValidateConfig = &ProvisioningAdmissionCheck{}
-)
-
 // ProvisioningAdmissionCheck is mlplatform_provisioning_admission_check.
 type ProvisioningAdmissionCheck struct {
 	objectCRUD[provisioningAdmissionCheckModel, spec.ProvisioningAdmissionCheck]
@@ -38,19 +31,13 @@ func NewProvisioningAdmissionCheck() resource.Resource {
 		resourceType: "mlplatform_provisioning_admission_check",
 		kind:         "Provisioning AdmissionCheck",
 		connect:      kubeReconciler[reconcile.Ref, spec.ProvisioningAdmissionCheck, spec.ProvisioningAdmissionCheck](reconcile.NewProvisioningAdmissionChecks),
-		toSpec: func(ctx context.Context, m provisioningAdmissionCheckModel, d *diag.Diagnostics) spec.ProvisioningAdmissionCheck {
-			return m.toSpec(ctx, d)
-		},
-		validate: spec.ProvisioningAdmissionCheck.Validate,
+		toSpec:       provisioningAdmissionCheckModel.toSpec,
+		validate:     spec.ProvisioningAdmissionCheck.Validate,
 		ref: func(m provisioningAdmissionCheckModel) reconcile.Ref {
 			return reconcile.Ref{Name: m.Name.ValueString()}
 		},
 		toState: specState(provisioningAdmissionCheckState),
 	}}
-}
-
-func (r *ProvisioningAdmissionCheck) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_provisioning_admission_check"
 }
 
 func (r *ProvisioningAdmissionCheck) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {

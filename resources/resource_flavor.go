@@ -3,7 +3,6 @@ package resources
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -18,12 +17,6 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &ResourceFlavor{}
-	_ resource.ResourceWithImportState    = &ResourceFlavor{}
-	_ resource.ResourceWithValidateConfig = &ResourceFlavor{}
-)
-
 // ResourceFlavor is mlplatform_resource_flavor.
 type ResourceFlavor struct {
 	objectCRUD[resourceFlavorModel, spec.ResourceFlavor]
@@ -35,17 +28,11 @@ func NewResourceFlavor() resource.Resource {
 		resourceType: "mlplatform_resource_flavor",
 		kind:         "ResourceFlavor",
 		connect:      kubeReconciler[reconcile.Ref, spec.ResourceFlavor, spec.ResourceFlavor](reconcile.NewResourceFlavors),
-		toSpec: func(ctx context.Context, m resourceFlavorModel, d *diag.Diagnostics) spec.ResourceFlavor {
-			return m.toSpec(ctx, d)
-		},
-		validate: spec.ResourceFlavor.Validate,
-		ref:      func(m resourceFlavorModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
-		toState:  specState(resourceFlavorState),
+		toSpec:       resourceFlavorModel.toSpec,
+		validate:     spec.ResourceFlavor.Validate,
+		ref:          func(m resourceFlavorModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
+		toState:      specState(resourceFlavorState),
 	}}
-}
-
-func (r *ResourceFlavor) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_resource_flavor"
 }
 
 // topologySet reports whether the flavor in state has a topology, after

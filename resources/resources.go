@@ -12,6 +12,44 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
 )
 
+// Every resource implements the framework interfaces it needs.
+var (
+	_ resource.ResourceWithConfigure      = &ClusterQueue{}
+	_ resource.ResourceWithImportState    = &ClusterQueue{}
+	_ resource.ResourceWithValidateConfig = &ClusterQueue{}
+	_ resource.ResourceWithConfigure      = &Cohort{}
+	_ resource.ResourceWithImportState    = &Cohort{}
+	_ resource.ResourceWithValidateConfig = &Cohort{}
+	_ resource.ResourceWithConfigure      = &GPUPool{}
+	_ resource.ResourceWithImportState    = &GPUPool{}
+	_ resource.ResourceWithValidateConfig = &GPUPool{}
+	_ resource.ResourceWithModifyPlan     = &GPUPool{}
+	_ resource.ResourceWithConfigure      = &LocalQueue{}
+	_ resource.ResourceWithImportState    = &LocalQueue{}
+	_ resource.ResourceWithValidateConfig = &LocalQueue{}
+	_ resource.ResourceWithConfigure      = &ProvisioningAdmissionCheck{}
+	_ resource.ResourceWithImportState    = &ProvisioningAdmissionCheck{}
+	_ resource.ResourceWithValidateConfig = &ProvisioningAdmissionCheck{}
+	_ resource.ResourceWithConfigure      = &ResourceFlavor{}
+	_ resource.ResourceWithImportState    = &ResourceFlavor{}
+	_ resource.ResourceWithValidateConfig = &ResourceFlavor{}
+	_ resource.ResourceWithConfigure      = &TeamNamespace{}
+	_ resource.ResourceWithImportState    = &TeamNamespace{}
+	_ resource.ResourceWithValidateConfig = &TeamNamespace{}
+	_ resource.ResourceWithModifyPlan     = &TeamNamespace{}
+	_ resource.ResourceWithConfigure      = &TrainingNetworkPolicy{}
+	_ resource.ResourceWithImportState    = &TrainingNetworkPolicy{}
+	_ resource.ResourceWithValidateConfig = &TrainingNetworkPolicy{}
+	_ resource.ResourceWithModifyPlan     = &TrainingNetworkPolicy{}
+	_ resource.ResourceWithConfigure      = &WorkloadIdentity{}
+	_ resource.ResourceWithImportState    = &WorkloadIdentity{}
+	_ resource.ResourceWithValidateConfig = &WorkloadIdentity{}
+	_ resource.ResourceWithModifyPlan     = &WorkloadIdentity{}
+	_ resource.ResourceWithConfigure      = &WorkloadPriorityClass{}
+	_ resource.ResourceWithImportState    = &WorkloadPriorityClass{}
+	_ resource.ResourceWithValidateConfig = &WorkloadPriorityClass{}
+)
+
 // All lists every resource of the provider, each with its schema's nested
 // object types computed once (typedSchema, fw_schema.go).
 func All() []func() resource.Resource {

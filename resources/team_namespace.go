@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -22,13 +21,6 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &TeamNamespace{}
-	_ resource.ResourceWithImportState    = &TeamNamespace{}
-	_ resource.ResourceWithValidateConfig = &TeamNamespace{}
-	_ resource.ResourceWithModifyPlan     = &TeamNamespace{}
-)
-
 // TeamNamespace is mlplatform_team_namespace.
 type TeamNamespace struct {
 	objectCRUD[teamNamespaceModel, spec.TeamNamespace]
@@ -40,12 +32,10 @@ func NewTeamNamespace() resource.Resource {
 		resourceType: "mlplatform_team_namespace",
 		kind:         "Namespace",
 		connect:      kubeReconciler[reconcile.Ref, spec.TeamNamespace, spec.TeamNamespace](reconcile.NewTeamNamespaces),
-		toSpec: func(ctx context.Context, m teamNamespaceModel, d *diag.Diagnostics) spec.TeamNamespace {
-			return m.toSpec(ctx, d)
-		},
-		validate: spec.TeamNamespace.Validate,
-		ref:      func(m teamNamespaceModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
-		toState:  specState(teamNamespaceState),
+		toSpec:       teamNamespaceModel.toSpec,
+		validate:     spec.TeamNamespace.Validate,
+		ref:          func(m teamNamespaceModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
+		toState:      specState(teamNamespaceState),
 		beforeDelete: func(ctx context.Context, c *platform.Clients, m teamNamespaceModel) error {
 			if m.Force.ValueBool() {
 				return nil
@@ -57,10 +47,6 @@ func NewTeamNamespace() resource.Resource {
 			return reconcile.NamespaceData(ctx, kc, m.Name.ValueString())
 		},
 	}}
-}
-
-func (r *TeamNamespace) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_team_namespace"
 }
 
 func (r *TeamNamespace) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -20,13 +19,6 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &TrainingNetworkPolicy{}
-	_ resource.ResourceWithImportState    = &TrainingNetworkPolicy{}
-	_ resource.ResourceWithValidateConfig = &TrainingNetworkPolicy{}
-	_ resource.ResourceWithModifyPlan     = &TrainingNetworkPolicy{}
-)
-
 // TrainingNetworkPolicy is mlplatform_training_network_policy.
 type TrainingNetworkPolicy struct {
 	objectCRUD[trainingNetworkPolicyModel, spec.TrainingNetworkPolicy]
@@ -38,20 +30,14 @@ func NewTrainingNetworkPolicy() resource.Resource {
 		resourceType: "mlplatform_training_network_policy",
 		kind:         "Training NetworkPolicies",
 		connect:      kubeReconciler[reconcile.Ref, spec.TrainingNetworkPolicy, spec.TrainingNetworkPolicy](reconcile.NewTrainingNetworkPolicies),
-		toSpec: func(ctx context.Context, m trainingNetworkPolicyModel, d *diag.Diagnostics) spec.TrainingNetworkPolicy {
-			return m.toSpec(ctx, d)
-		},
-		validate: spec.TrainingNetworkPolicy.Validate,
+		toSpec:       trainingNetworkPolicyModel.toSpec,
+		validate:     spec.TrainingNetworkPolicy.Validate,
 		ref: func(m trainingNetworkPolicyModel) reconcile.Ref {
 			return reconcile.Ref{Namespace: m.Namespace.ValueString()}
 		},
 		toState: specState(trainingNetworkPolicyState),
 		name:    func(ref reconcile.Ref) string { return ref.Namespace },
 	}}
-}
-
-func (r *TrainingNetworkPolicy) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_training_network_policy"
 }
 
 func (r *TrainingNetworkPolicy) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {

@@ -22,13 +22,6 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &WorkloadIdentity{}
-	_ resource.ResourceWithImportState    = &WorkloadIdentity{}
-	_ resource.ResourceWithValidateConfig = &WorkloadIdentity{}
-	_ resource.ResourceWithModifyPlan     = &WorkloadIdentity{}
-)
-
 // WorkloadIdentity is mlplatform_workload_identity.
 type WorkloadIdentity struct {
 	crud[workloadIdentityModel, reconcile.Ref, spec.WorkloadIdentity, reconcile.WorkloadIdentityStatus]
@@ -41,7 +34,7 @@ func NewWorkloadIdentity() resource.Resource {
 		kind:         "Workload Identity",
 		resourceType: "mlplatform_workload_identity",
 		connect:      connectWorkloadIdentities,
-		toSpec: func(ctx context.Context, m workloadIdentityModel, diags *diag.Diagnostics) spec.WorkloadIdentity {
+		toSpec: func(m workloadIdentityModel, ctx context.Context, diags *diag.Diagnostics) spec.WorkloadIdentity {
 			return m.toSpec(ctx, r.providerProject(), diags)
 		},
 		validate: spec.WorkloadIdentity.Validate,
@@ -57,10 +50,6 @@ func NewWorkloadIdentity() resource.Resource {
 		warningSummary: "Some Node Pools Cannot Serve Workload Identity",
 	}
 	return r
-}
-
-func (r *WorkloadIdentity) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_workload_identity"
 }
 
 func (r *WorkloadIdentity) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {

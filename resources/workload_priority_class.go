@@ -13,12 +13,6 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &WorkloadPriorityClass{}
-	_ resource.ResourceWithImportState    = &WorkloadPriorityClass{}
-	_ resource.ResourceWithValidateConfig = &WorkloadPriorityClass{}
-)
-
 // WorkloadPriorityClass is mlplatform_workload_priority_class.
 type WorkloadPriorityClass struct {
 	objectCRUD[workloadPriorityClassModel, spec.WorkloadPriorityClass]
@@ -30,7 +24,7 @@ func NewWorkloadPriorityClass() resource.Resource {
 		resourceType: "mlplatform_workload_priority_class",
 		kind:         "WorkloadPriorityClass",
 		connect:      kubeReconciler[reconcile.Ref, spec.WorkloadPriorityClass, spec.WorkloadPriorityClass](reconcile.NewWorkloadPriorityClasses),
-		toSpec: func(_ context.Context, m workloadPriorityClassModel, _ *diag.Diagnostics) spec.WorkloadPriorityClass {
+		toSpec: func(m workloadPriorityClassModel, _ context.Context, _ *diag.Diagnostics) spec.WorkloadPriorityClass {
 			return m.toSpec()
 		},
 		validate: spec.WorkloadPriorityClass.Validate,
@@ -39,10 +33,6 @@ func NewWorkloadPriorityClass() resource.Resource {
 			return workloadPriorityClassState(s)
 		}),
 	}}
-}
-
-func (r *WorkloadPriorityClass) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_workload_priority_class"
 }
 
 func (r *WorkloadPriorityClass) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
