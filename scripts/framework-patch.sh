@@ -3,7 +3,7 @@
 # bench/framework-<version>-hotpaths.diff applied, leaving go.mod alone: the
 # patch goes onto a copy of the module from the module cache, and a copy of
 # go.mod replaces the module with it (go build -modfile). The patch is
-# measured, not carried (README, "Benchmarks"); this reproduces the
+# measured, not carried (bench/README.md); this reproduces the
 # measurement.
 #
 #   scripts/framework-patch.sh [DIR]   # default .fwpatch; prints the binary's path

@@ -11,7 +11,8 @@ import (
 // what the server holds (for most kinds S itself, read back; GPU pools and
 // bindings add what only the server knows).
 //
-// The callers (the Terraform resources, the report, doctor) follow one path:
+// Callers (the Terraform resources today; any tool that reconciles or checks
+// the platform) follow one path:
 //
 //	Observe  → refresh: what is there now
 //	Diff     → pure: which fields differ, in spec terms
