@@ -34,7 +34,16 @@ func NewClusterQueue() resource.Resource {
 		validate:     spec.ClusterQueue.Validate,
 		ref:          func(m clusterQueueModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
 		toState:      specState(clusterQueueState),
-		wait:         func(m clusterQueueModel) (bool, time.Duration) { return waitSettings(m.WaitForActive, m.ActiveTimeout) },
+		known:        clusterQueueModel.known,
+		unknownAtPlan: func(m clusterQueueModel, s *spec.ClusterQueue) {
+			if m.Cohort.IsUnknown() || (!m.Cohort.IsNull() && m.Cohort.ValueString() == "") {
+				// A cohort not known yet will be set, and one written as "" is
+				// reported by the schema: either way the queue is meant to be in a
+				// cohort, so its limits are checked as for a queue in a cohort.
+				s.Cohort = unknownCohort
+			}
+		},
+		wait: func(m clusterQueueModel) (bool, time.Duration) { return waitSettings(m.WaitForActive, m.ActiveTimeout) },
 	}}
 }
 
@@ -124,22 +133,6 @@ func (r *ClusterQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			"active and otherwise fails with Kueue's reason (e.g. a missing flavor).",
 		Attributes: attrs,
 	}
-}
-
-func (r *ClusterQueue) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m clusterQueueModel
-	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	s := m.toSpec(ctx, &resp.Diagnostics)
-	if m.Cohort.IsUnknown() || (!m.Cohort.IsNull() && m.Cohort.ValueString() == "") {
-		// A cohort not known yet will be set, and one written as "" is
-		// reported by the schema: either way the queue is meant to be in a
-		// cohort, so its limits are checked as for a queue in a cohort.
-		s.Cohort = unknownCohort
-	}
-	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
 }
 
 // unknownCohort stands in for a cohort not known at plan time (or written

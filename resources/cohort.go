@@ -27,6 +27,15 @@ func NewCohort() resource.Resource {
 		validate:     spec.Cohort.Validate,
 		ref:          func(m cohortModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
 		toState:      specState(cohortState),
+		known:        cohortModel.known,
+		unknownAtPlan: func(m cohortModel, s *spec.Cohort) {
+			if m.Parent.IsUnknown() || (!m.Parent.IsNull() && m.Parent.ValueString() == "") {
+				// A parent not known yet will be set, and one written as "" is
+				// reported by the schema: limits are checked as for a cohort with a
+				// parent.
+				s.Parent = unknownParent
+			}
+		},
 	}}
 }
 
@@ -58,22 +67,6 @@ func (r *Cohort) Schema(_ context.Context, _ resource.SchemaRequest, resp *resou
 // unknownParent stands in for a parent not known at plan time (or written
 // as ""), so limits are not reported as needing one.
 const unknownParent = "parent-known-after-apply"
-
-func (r *Cohort) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m cohortModel
-	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	s := m.toSpec(ctx, &resp.Diagnostics)
-	if m.Parent.IsUnknown() || (!m.Parent.IsNull() && m.Parent.ValueString() == "") {
-		// A parent not known yet will be set, and one written as "" is
-		// reported by the schema: limits are checked as for a cohort with a
-		// parent.
-		s.Parent = unknownParent
-	}
-	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
-}
 
 // ImportState imports by name: terraform import mlplatform_cohort.x NAME.
 func (r *Cohort) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -66,6 +66,13 @@ type crud[M, R, S, O any] struct {
 	// write applied, or the one the state holds (on read); prior is the plan
 	// or the previous state (to keep an empty list empty rather than null).
 	toState func(ctx context.Context, got O, s S, prior M, diags *diag.Diagnostics) M
+	// known reports which attributes of a configuration are known at plan
+	// time (a model's known method): ValidateConfig checks only those.
+	known func(M, context.Context) map[string]bool
+	// unknownAtPlan, when set, stands in for values of the configuration
+	// that are unknown at plan time, so rules that depend on them are checked
+	// as they will be (e.g. a cohort to be named later).
+	unknownAtPlan func(M, *S)
 	// readHint, when set, reports that Observe needs the state's spec as its
 	// hint (GKE defaults, the Google service account a binding names);
 	// otherwise the state is not converted on read.
@@ -326,6 +333,21 @@ func (c *crud[M, R, S, O]) delete(ctx context.Context, current tfsdk.State, diag
 	if err := r.Delete(ctx, ref, c.toSpec(m, ctx, &ignored)); err != nil {
 		c.fail(diags, "Could Not Delete "+c.title(ref), err)
 	}
+}
+
+// ValidateConfig checks a configuration against the spec's rules, each
+// mistake at its attribute path, skipping attributes not known until apply.
+func (c *crud[M, R, S, O]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m M
+	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	s := c.toSpec(m, ctx, &resp.Diagnostics)
+	if c.unknownAtPlan != nil {
+		c.unknownAtPlan(m, &s)
+	}
+	addSpecErrors(&resp.Diagnostics, c.validate(s), c.known(m, ctx))
 }
 
 // Metadata names the resource: the provider's type name and the part of

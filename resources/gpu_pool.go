@@ -61,6 +61,7 @@ func NewGPUPool() resource.Resource {
 		toState: func(ctx context.Context, got reconcile.ObservedGPUPool, _ spec.GPUPool, prior gpuPoolModel, diags *diag.Diagnostics) gpuPoolModel {
 			return r.state(ctx, got, prior, diags)
 		},
+		known:             gpuPoolModel.known,
 		readHint:          true,
 		timeout:           gpuPoolTimeout,
 		createUpdateVerbs: true,

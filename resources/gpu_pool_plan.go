@@ -206,16 +206,6 @@ func (locationPolicyDefault) PlanModifyString(ctx context.Context, req planmodif
 	resp.PlanValue = types.StringValue(spec.DefaultLocationPolicy(capacity.ValueString()))
 }
 
-func (r *GPUPool) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m gpuPoolModel
-	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	p := m.toSpec(ctx, &resp.Diagnostics)
-	addSpecErrors(&resp.Diagnostics, p.Validate(), m.known(ctx))
-}
-
 // ModifyPlan fills in, at plan time, what follows from the configuration
 // (node_selector, workload_tolerations) and keeps server-reported values
 // whose inputs do not change, so an update plan shows only what changes.

@@ -37,7 +37,8 @@ func NewLocalQueue() resource.Resource {
 		toState: specState(func(_ context.Context, s spec.LocalQueue, prior localQueueModel, _ *diag.Diagnostics) localQueueModel {
 			return localQueueState(s, prior)
 		}),
-		wait: func(m localQueueModel) (bool, time.Duration) { return waitSettings(m.WaitForActive, m.ActiveTimeout) },
+		known: localQueueModel.known,
+		wait:  func(m localQueueModel) (bool, time.Duration) { return waitSettings(m.WaitForActive, m.ActiveTimeout) },
 	}}
 }
 
@@ -65,14 +66,6 @@ func (r *LocalQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp *r
 			"Jobs submit to it with the label `kueue.x-k8s.io/queue-name: <name>`. After apply the provider waits until Kueue " +
 			"reports the queue active, so a queue pointing at a missing or inactive ClusterQueue fails the apply with the reason.",
 		Attributes: attrs,
-	}
-}
-
-func (r *LocalQueue) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m localQueueModel
-	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
-	if !resp.Diagnostics.HasError() {
-		addSpecErrors(&resp.Diagnostics, m.toSpec().Validate(), m.known(ctx))
 	}
 }
 

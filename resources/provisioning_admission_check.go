@@ -37,6 +37,7 @@ func NewProvisioningAdmissionCheck() resource.Resource {
 			return reconcile.Ref{Name: m.Name.ValueString()}
 		},
 		toState: specState(provisioningAdmissionCheckState),
+		known:   provisioningAdmissionCheckModel.known,
 	}}
 }
 
@@ -87,16 +88,6 @@ func (r *ProvisioningAdmissionCheck) Schema(_ context.Context, _ resource.Schema
 					"turn off for provisioning classes other than GKE's."},
 		},
 	}
-}
-
-func (r *ProvisioningAdmissionCheck) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m provisioningAdmissionCheckModel
-	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	s := m.toSpec(ctx, &resp.Diagnostics)
-	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
 }
 
 // ImportState imports by name: terraform import mlplatform_provisioning_admission_check.x NAME.

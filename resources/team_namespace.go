@@ -36,6 +36,7 @@ func NewTeamNamespace() resource.Resource {
 		validate:     spec.TeamNamespace.Validate,
 		ref:          func(m teamNamespaceModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
 		toState:      specState(teamNamespaceState),
+		known:        teamNamespaceModel.known,
 		beforeDelete: func(ctx context.Context, c *platform.Clients, m teamNamespaceModel) error {
 			if m.Force.ValueBool() {
 				return nil
@@ -146,16 +147,6 @@ func (r *TeamNamespace) protectData(ctx context.Context, req resource.ModifyPlan
 	case err != nil: // the check must run before anything is deleted: no check, no plan
 		diagnostics.Error(&resp.Diagnostics, "Could Not Check What Namespace "+name.ValueString()+" Holds", err)
 	}
-}
-
-func (r *TeamNamespace) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m teamNamespaceModel
-	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	s := m.toSpec(ctx, &resp.Diagnostics)
-	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
 }
 
 // ImportState imports by name: terraform import mlplatform_team_namespace.x NAME.

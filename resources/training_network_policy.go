@@ -36,6 +36,7 @@ func NewTrainingNetworkPolicy() resource.Resource {
 			return reconcile.Ref{Namespace: m.Namespace.ValueString()}
 		},
 		toState: specState(trainingNetworkPolicyState),
+		known:   trainingNetworkPolicyModel.known,
 		name:    func(ref reconcile.Ref) string { return ref.Namespace },
 	}}
 }
@@ -86,16 +87,6 @@ func (r *TrainingNetworkPolicy) Schema(_ context.Context, _ resource.SchemaReque
 					"out of band shows here as a change, and apply restores it."},
 		},
 	}
-}
-
-func (r *TrainingNetworkPolicy) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m trainingNetworkPolicyModel
-	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	s := m.toSpec(ctx, &resp.Diagnostics)
-	addSpecErrors(&resp.Diagnostics, s.Validate(), m.known(ctx))
 }
 
 // ModifyPlan plans policies as the hashes of the objects the configuration

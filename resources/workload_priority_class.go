@@ -32,6 +32,7 @@ func NewWorkloadPriorityClass() resource.Resource {
 		toState: specState(func(_ context.Context, s spec.WorkloadPriorityClass, _ workloadPriorityClassModel, _ *diag.Diagnostics) workloadPriorityClassModel {
 			return workloadPriorityClassState(s)
 		}),
+		known: func(m workloadPriorityClassModel, _ context.Context) map[string]bool { return m.known() },
 	}}
 }
 
@@ -63,15 +64,6 @@ func (r *WorkloadPriorityClass) Schema(_ context.Context, _ resource.SchemaReque
 			},
 		},
 	}
-}
-
-func (r *WorkloadPriorityClass) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m workloadPriorityClassModel
-	resp.Diagnostics.Append(getModel(ctx, req.Config, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	addSpecErrors(&resp.Diagnostics, m.toSpec().Validate(), m.known())
 }
 
 // ImportState imports by name: terraform import mlplatform_workload_priority_class.x NAME.
