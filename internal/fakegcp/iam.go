@@ -175,7 +175,11 @@ func (s *IAM) ListServiceAccounts(ctx context.Context, req *adminpb.ListServiceA
 }
 
 // PatchServiceAccount updates display_name and description, the fields
-// IAM lets a patch change; update_mask is required.
+// IAM lets a patch change; update_mask is required. Like IAM it answers
+// with the account's name and the patched fields only (recorded in
+// k8s-config-connector pkg/test/resourcefixture/testdata/basic/iam/v1beta1/
+// iamserviceaccount/{iamserviceaccount,iamserviceaccount-full}/_http.log):
+// a caller wanting the whole account, etag included, reads it again.
 func (s *IAM) PatchServiceAccount(ctx context.Context, req *adminpb.PatchServiceAccountRequest) (*adminpb.ServiceAccount, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -188,16 +192,24 @@ func (s *IAM) PatchServiceAccount(ctx context.Context, req *adminpb.PatchService
 	}
 	for _, p := range req.GetUpdateMask().GetPaths() {
 		switch p {
-		case "display_name", "displayName":
-			sa.DisplayName = req.GetServiceAccount().GetDisplayName()
-		case "description":
-			sa.Description = req.GetServiceAccount().GetDescription()
+		case "display_name", "displayName", "description":
 		default:
 			return nil, status.Errorf(codes.InvalidArgument, "Invalid update_mask path %q: only display_name and description can be updated.", p)
 		}
 	}
+	out := &adminpb.ServiceAccount{Name: sa.Name}
+	for _, p := range req.GetUpdateMask().GetPaths() {
+		switch p {
+		case "display_name", "displayName":
+			sa.DisplayName = req.GetServiceAccount().GetDisplayName()
+			out.DisplayName = sa.DisplayName
+		case "description":
+			sa.Description = req.GetServiceAccount().GetDescription()
+			out.Description = sa.Description
+		}
+	}
 	sa.Etag = newEtag()
-	return proto.Clone(sa).(*adminpb.ServiceAccount), nil
+	return out, nil
 }
 
 func (s *IAM) DeleteServiceAccount(ctx context.Context, req *adminpb.DeleteServiceAccountRequest) (*emptypb.Empty, error) {
@@ -222,7 +234,11 @@ func (s *IAM) GetIamPolicy(ctx context.Context, req *iampb.GetIamPolicyRequest) 
 	if p, ok := s.policies[sa.Email]; ok {
 		return proto.Clone(p).(*iampb.Policy), nil
 	}
-	return &iampb.Policy{Version: 1, Etag: emptyEtag}, nil
+	// A policy never written is its etag alone, no version (recorded in
+	// k8s-config-connector pkg/test/resourcefixture/testdata/basic/iam/v1beta1/
+	// iampolicymember/serviceaccountstring/_http.log); once written, even
+	// emptied, it has version 1.
+	return &iampb.Policy{Etag: emptyEtag}, nil
 }
 
 // SetIamPolicy replaces the policy. A non-empty etag must match the current
