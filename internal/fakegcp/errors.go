@@ -13,6 +13,12 @@ func notFound(what string) error {
 	return status.Errorf(codes.NotFound, "Not found: %s.", what)
 }
 
+// nodePoolNotFound is GKE's answer for a node pool that does not exist
+// (recorded: containernodepool-queuedprovisioning/_http.log).
+func nodePoolNotFound(pool string) error {
+	return status.Errorf(codes.NotFound, "Not found: node pool %q not found.", pool)
+}
+
 func invalidArg(format string, args ...any) error {
 	return status.Errorf(codes.InvalidArgument, format, args...)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 
 	containerpb "cloud.google.com/go/container/apiv1/containerpb"
 	rpcstatus "google.golang.org/genproto/googleapis/rpc/status"
@@ -15,7 +17,20 @@ import (
 const (
 	provisioningModelLabel = "goog-gke-node-pool-provisioning-model"
 	gpuTaintKey            = "nvidia.com/gpu"
+	queuedTaintKey         = "cloud.google.com/gke-queued"
 )
+
+// defaultOauthScopes are the scopes GKE gives a node pool created without
+// any (recorded: k8s-config-connector containernodepool-kubeletconfig and
+// containernodepool-queuedprovisioning _http.log).
+var defaultOauthScopes = []string{
+	"https://www.googleapis.com/auth/devstorage.read_only",
+	"https://www.googleapis.com/auth/logging.write",
+	"https://www.googleapis.com/auth/monitoring",
+	"https://www.googleapis.com/auth/service.management.readonly",
+	"https://www.googleapis.com/auth/servicecontrol",
+	"https://www.googleapis.com/auth/trace.append",
+}
 
 func nodePoolKey(clusterKey, pool string) string { return clusterKey + "/nodePools/" + pool }
 
@@ -83,11 +98,12 @@ func validateAutoscaling(a *containerpb.NodePoolAutoscaling) error {
 	return nil
 }
 
+// provisioningModel is the value of the provisioning-model resource label.
+// A queued-provisioning pool without flex_start is labelled "on-demand"
+// (recorded: containernodepool-queuedprovisioning/_http.log).
 func provisioningModel(np *containerpb.NodePool) string {
 	cfg := np.GetConfig()
 	switch {
-	case np.GetQueuedProvisioning().GetEnabled():
-		return "queued-provisioning"
 	case cfg.GetFlexStart():
 		return "flex-start"
 	case cfg.GetSpot():
@@ -99,7 +115,9 @@ func provisioningModel(np *containerpb.NodePool) string {
 }
 
 // applyServerLabelsAndTaints adds what GKE adds server-side: the provisioning
-// model resource label and, on GPU pools, the nvidia.com/gpu taint.
+// model resource label, on GPU pools the nvidia.com/gpu taint and on
+// queued-provisioning pools the cloud.google.com/gke-queued=true taint
+// (recorded: containernodepool-queuedprovisioning/_http.log).
 func applyServerLabelsAndTaints(np *containerpb.NodePool) {
 	cfg := np.Config
 	cfg.ResourceLabels = maps.Clone(cfg.ResourceLabels)
@@ -107,15 +125,44 @@ func applyServerLabelsAndTaints(np *containerpb.NodePool) {
 		cfg.ResourceLabels = map[string]string{}
 	}
 	cfg.ResourceLabels[provisioningModelLabel] = provisioningModel(np)
-	if len(cfg.Accelerators) == 0 {
-		return
+	if np.GetQueuedProvisioning().GetEnabled() {
+		addTaint(cfg, &containerpb.NodeTaint{Key: queuedTaintKey, Value: "true", Effect: containerpb.NodeTaint_NO_SCHEDULE})
 	}
-	for _, t := range cfg.Taints {
-		if t.Key == gpuTaintKey {
+	if len(cfg.Accelerators) > 0 {
+		addTaint(cfg, &containerpb.NodeTaint{Key: gpuTaintKey, Value: "present", Effect: containerpb.NodeTaint_NO_SCHEDULE})
+	}
+}
+
+// addTaint appends t unless a taint with its key is already there.
+func addTaint(cfg *containerpb.NodeConfig, t *containerpb.NodeTaint) {
+	for _, have := range cfg.Taints {
+		if have.Key == t.Key {
 			return
 		}
 	}
-	cfg.Taints = append(cfg.Taints, &containerpb.NodeTaint{Key: gpuTaintKey, Value: "present", Effect: containerpb.NodeTaint_NO_SCHEDULE})
+	cfg.Taints = append(cfg.Taints, t)
+}
+
+// defaultKubeletConfig fills what GKE reports in every kubelet_config, set
+// by the client or not (recorded: containernodepool-kubeletconfig/_http.log).
+func defaultKubeletConfig(cfg *containerpb.NodeConfig) {
+	if cfg.KubeletConfig == nil {
+		cfg.KubeletConfig = &containerpb.NodeKubeletConfig{}
+	}
+	if cfg.KubeletConfig.InsecureKubeletReadonlyPortEnabled == nil {
+		cfg.KubeletConfig.InsecureKubeletReadonlyPortEnabled = proto.Bool(false)
+	}
+	if cfg.KubeletConfig.MaxParallelImagePulls == 0 {
+		cfg.KubeletConfig.MaxParallelImagePulls = 2
+	}
+}
+
+// regionOf is the region of a zone (us-central1-a) or region (us-central1).
+func regionOf(location string) string {
+	if strings.Count(location, "-") == 2 {
+		return location[:strings.LastIndex(location, "-")]
+	}
+	return location
 }
 
 func instanceGroupURLs(project string, c *containerpb.Cluster, np *containerpb.NodePool) []string {
@@ -149,12 +196,25 @@ func defaultNodePool(project string, c *containerpb.Cluster, np *containerpb.Nod
 		cfg.ServiceAccount = "default"
 	}
 	if len(cfg.OauthScopes) == 0 {
-		cfg.OauthScopes = []string{"https://www.googleapis.com/auth/cloud-platform"}
+		cfg.OauthScopes = slices.Clone(defaultOauthScopes)
 	}
 	if cfg.Metadata == nil {
 		cfg.Metadata = map[string]string{}
 	}
 	cfg.Metadata["disable-legacy-endpoints"] = "true"
+	if cfg.BootDisk == nil {
+		cfg.BootDisk = &containerpb.BootDisk{DiskType: cfg.DiskType, SizeGb: int64(cfg.DiskSizeGb)}
+	}
+	if cfg.EffectiveCgroupMode == containerpb.NodeConfig_EFFECTIVE_CGROUP_MODE_UNSPECIFIED {
+		cfg.EffectiveCgroupMode = containerpb.NodeConfig_EFFECTIVE_CGROUP_MODE_V2
+	}
+	defaultKubeletConfig(cfg)
+	if cfg.ShieldedInstanceConfig == nil {
+		cfg.ShieldedInstanceConfig = &containerpb.ShieldedInstanceConfig{EnableIntegrityMonitoring: true}
+	}
+	if cfg.WindowsNodeConfig == nil {
+		cfg.WindowsNodeConfig = &containerpb.WindowsNodeConfig{}
+	}
 	applyServerLabelsAndTaints(np)
 	if cfg.WorkloadMetadataConfig == nil && c.GetWorkloadIdentityConfig().GetWorkloadPool() != "" {
 		cfg.WorkloadMetadataConfig = &containerpb.WorkloadMetadataConfig{Mode: containerpb.WorkloadMetadataConfig_GKE_METADATA}
@@ -166,7 +226,30 @@ func defaultNodePool(project string, c *containerpb.Cluster, np *containerpb.Nod
 		np.MaxPodsConstraint = &containerpb.MaxPodsConstraint{MaxPodsPerNode: 110}
 	}
 	if np.UpgradeSettings == nil {
-		np.UpgradeSettings = &containerpb.NodePool_UpgradeSettings{MaxSurge: 1}
+		// Recorded: SURGE with max_surge 1, and SHORT_LIVED alone for
+		// queued provisioning (containernodepool-kubeletconfig and
+		// containernodepool-queuedprovisioning _http.log).
+		np.UpgradeSettings = &containerpb.NodePool_UpgradeSettings{MaxSurge: 1, Strategy: containerpb.NodePoolUpdateStrategy_SURGE.Enum()}
+		if np.GetQueuedProvisioning().GetEnabled() {
+			np.UpgradeSettings = &containerpb.NodePool_UpgradeSettings{Strategy: containerpb.NodePoolUpdateStrategy_SHORT_LIVED.Enum()}
+		}
+	}
+	if a := np.Autoscaling; a.GetEnabled() && a.LocationPolicy == containerpb.NodePoolAutoscaling_LOCATION_POLICY_UNSPECIFIED &&
+		np.GetQueuedProvisioning().GetEnabled() {
+		a.LocationPolicy = containerpb.NodePoolAutoscaling_ANY // recorded: containernodepool-queuedprovisioning/_http.log
+	}
+	if np.NetworkConfig == nil {
+		np.NetworkConfig = &containerpb.NodeNetworkConfig{}
+	}
+	if nc := np.NetworkConfig; nc.PodRange == "" {
+		nc.PodRange = fmt.Sprintf("gke-%s-pods-%s", c.Name, randHex(4))
+		nc.PodIpv4CidrBlock = "10.112.0.0/14"
+	}
+	if np.NetworkConfig.Subnetwork == "" {
+		np.NetworkConfig.Subnetwork = fmt.Sprintf("projects/%s/regions/%s/subnetworks/%s", project, regionOf(c.Location), c.Subnetwork)
+	}
+	if np.NetworkConfig.NetworkTierConfig == nil {
+		np.NetworkConfig.NetworkTierConfig = &containerpb.NetworkTierConfig{NetworkTier: containerpb.NetworkTierConfig_NETWORK_TIER_DEFAULT}
 	}
 	if len(np.Locations) == 0 {
 		np.Locations = append([]string(nil), c.Locations...)
@@ -211,7 +294,7 @@ func (s *Container) lookupNodePoolLocked(name, project, zone, cluster, pool stri
 		return nil, nil, "", "", "", err
 	}
 	if _, np = findNodePool(c, m[4]); np == nil {
-		return nil, nil, "", "", "", notFound(name)
+		return nil, nil, "", "", "", nodePoolNotFound(m[4])
 	}
 	return c, np, key, m[1], m[2], nil
 }
@@ -352,9 +435,13 @@ func (s *Container) SetNodePoolAutoscaling(ctx context.Context, req *containerpb
 // SetNodePoolSize resizes a pool (per zone). Like GKE it is allowed even when
 // autoscaling is enabled; the autoscaler may later change the size again.
 func (s *Container) SetNodePoolSize(ctx context.Context, req *containerpb.SetNodePoolSizeRequest) (*containerpb.Operation, error) {
-	return s.mutateNodePool(req, containerpb.Operation_SET_NODE_POOL_SIZE, func(_ *containerpb.NodePool, npKey string) (func(), error) {
+	return s.mutateNodePool(req, containerpb.Operation_SET_NODE_POOL_SIZE, func(np *containerpb.NodePool, npKey string) (func(), error) {
 		if req.GetNodeCount() < 0 {
 			return nil, invalidArg("Invalid value for field \"node_count\": %d. Must be >= 0.", req.GetNodeCount())
+		}
+		if np.GetQueuedProvisioning().GetEnabled() && req.GetNodeCount() != 0 {
+			// recorded: containernodepool-queuedprovisioning/_http.log
+			return nil, invalidArg("Manual resizing of queued provisioning node pool (%s) to a value other than 0 is not allowed.", np.Name)
 		}
 		n := req.GetNodeCount()
 		return func() { s.nodeCounts[npKey] = n }, nil

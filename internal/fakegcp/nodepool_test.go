@@ -67,8 +67,10 @@ func TestServerAddedTaintsLabelsAndDefaults(t *testing.T) {
 				np.Config.Taints = []*containerpb.NodeTaint{gpuTaint} // user-supplied: not duplicated
 				return np
 			}(),
-			wantTaints: []*containerpb.NodeTaint{gpuTaint},
-			wantLabels: map[string]string{"goog-gke-node-pool-provisioning-model": "queued-provisioning"},
+			// Recorded (k8s-config-connector containernodepool-queuedprovisioning/_http.log):
+			// the gke-queued taint, and "on-demand" without flex_start.
+			wantTaints: []*containerpb.NodeTaint{gpuTaint, {Key: "cloud.google.com/gke-queued", Value: "true", Effect: containerpb.NodeTaint_NO_SCHEDULE}},
+			wantLabels: map[string]string{"goog-gke-node-pool-provisioning-model": "on-demand"},
 		},
 	}
 	for _, tt := range tests {
@@ -85,7 +87,11 @@ func TestServerAddedTaintsLabelsAndDefaults(t *testing.T) {
 			wantDefaults := &containerpb.NodePool{
 				Config: &containerpb.NodeConfig{
 					DiskSizeGb: 100, DiskType: "pd-balanced", ImageType: "COS_CONTAINERD", ServiceAccount: "default",
-					OauthScopes:            []string{"https://www.googleapis.com/auth/cloud-platform"},
+					OauthScopes: []string{
+						"https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write",
+						"https://www.googleapis.com/auth/monitoring", "https://www.googleapis.com/auth/service.management.readonly",
+						"https://www.googleapis.com/auth/servicecontrol", "https://www.googleapis.com/auth/trace.append",
+					},
 					Metadata:               map[string]string{"disable-legacy-endpoints": "true"},
 					WorkloadMetadataConfig: &containerpb.WorkloadMetadataConfig{Mode: containerpb.WorkloadMetadataConfig_GKE_METADATA},
 				},

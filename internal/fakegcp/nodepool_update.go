@@ -148,6 +148,7 @@ var updateGroups = []updateGroup{
 			}
 			return func() {
 				np.Config.MachineType, np.Config.DiskType, np.Config.DiskSizeGb = cand.MachineType, cand.DiskType, cand.DiskSizeGb
+				np.Config.BootDisk = &containerpb.BootDisk{DiskType: cand.DiskType, SizeGb: int64(cand.DiskSizeGb)}
 				np.Config.Accelerators = cand.Accelerators
 				applyServerLabelsAndTaints(np)
 			}, nil
@@ -169,6 +170,7 @@ var updateGroups = []updateGroup{
 		},
 		check: cfgSetter(func(r *containerpb.UpdateNodePoolRequest, cfg *containerpb.NodeConfig) {
 			cfg.KubeletConfig = r.KubeletConfig
+			defaultKubeletConfig(cfg)
 		}),
 	},
 	{
@@ -302,7 +304,7 @@ func (s *Container) UpdateNodePool(ctx context.Context, req *containerpb.UpdateN
 		return nil, err
 	}
 	typ := containerpb.Operation_UPDATE_CLUSTER
-	if g.name == "node_version/image_type" {
+	if g.name == "node_version/image_type" || g.name == "kubelet_config" { // recorded: containernodepool-kubeletconfig/_http.log
 		typ = containerpb.Operation_UPGRADE_NODES
 	}
 	return s.startNodePoolUpdateLocked(np, key, p, l, typ, apply), nil
