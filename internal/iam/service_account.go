@@ -87,7 +87,9 @@ func (c *Client) CreateServiceAccount(ctx context.Context, project, accountID, d
 	return sa, nil
 }
 
-// DescribeServiceAccount sets the display name and description of sa.
+// DescribeServiceAccount sets the display name and description of sa. IAM
+// answers a patch with the account's name and the patched fields only (no
+// e-mail, etag or ids): read the account again for the rest.
 func (c *Client) DescribeServiceAccount(ctx context.Context, sa *adminpb.ServiceAccount, displayName, description string) (*adminpb.ServiceAccount, error) {
 	c.invalidateAccounts()
 	defer c.invalidateAccounts()
