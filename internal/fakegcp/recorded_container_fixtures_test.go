@@ -1,0 +1,202 @@
+package fakegcp_test
+
+// Fixture tables for recorded_container_test.go. Every value here was taken
+// from real GKE traffic recorded by Config Connector's tests, in the public
+// repository GoogleCloudPlatform/k8s-config-connector, under
+// pkg/test/resourcefixture/testdata/basic/container/v1beta1/containernodepool/
+// (the _http.log files: real traffic, not their mock). The logs are not
+// vendored: these are our own tables, with the recorded names replaced by
+// ours (project my-proj, zone us-central1-a, cluster cluster-sample, pool
+// nodepool-sample), integer enums written by name, and only the fields the
+// fake is asked to reproduce. Fields that must differ are listed once, in
+// gkeRecordedIgnored (recorded_container_test.go).
+
+const (
+	recRoot    = "containernodepool/_http.log"                    // v1beta1, Terraform-based controller
+	recKubelet = "containernodepool-kubeletconfig/_http.log"      // v1, direct controller
+	recQueued  = "containernodepool-queuedprovisioning/_http.log" // v1, direct controller, newest GKE fields
+	recPrefix  = "pkg/test/resourcefixture/testdata/basic/container/v1beta1/containernodepool/"
+	recCluster = "projects/my-proj/locations/us-central1-a/clusters/cluster-sample"
+	recPool    = recCluster + "/nodePools/nodepool-sample"
+)
+
+// Requests, as the recorded JSON bodies (adapted names only).
+const (
+	// recKubelet: POST .../clusters (the cluster the pools live in), reduced
+	// to what the fake needs: name, initial node count, the default pool's
+	// scopes.
+	reqCreateCluster = `{"parent": "projects/my-proj/locations/us-central1-a", "cluster": {
+		"name": "cluster-sample", "initialNodeCount": 1,
+		"nodeConfig": {"oauthScopes": [
+			"https://www.googleapis.com/auth/devstorage.read_only",
+			"https://www.googleapis.com/auth/logging.write",
+			"https://www.googleapis.com/auth/monitoring",
+			"https://www.googleapis.com/auth/service.management.readonly",
+			"https://www.googleapis.com/auth/servicecontrol",
+			"https://www.googleapis.com/auth/trace.append"]}}}`
+
+	// recKubelet: POST .../nodePools.
+	reqCreateKubeletPool = `{"parent": "` + recCluster + `", "nodePool": {
+		"name": "nodepool-sample", "initialNodeCount": 1,
+		"config": {"kubeletConfig": {
+			"cpuCfsQuota": true, "cpuCfsQuotaPeriod": "100ms", "cpuManagerPolicy": "none",
+			"imageGcHighThresholdPercent": 70, "imageGcLowThresholdPercent": 50,
+			"imageMaximumGcAge": "1h0m0s", "imageMinimumGcAge": "1m0s", "podPidsLimit": "1024"}}}}`
+
+	// recKubelet: PUT .../nodePools/nodepool-sample (one field group).
+	reqUpdateKubelet = `{"name": "` + recPool + `", "kubeletConfig": {
+		"cpuCfsQuota": true, "cpuCfsQuotaPeriod": "100ms", "cpuManagerPolicy": "none",
+		"imageGcHighThresholdPercent": 80, "imageGcLowThresholdPercent": 60,
+		"imageMaximumGcAge": "2h0m0s", "imageMinimumGcAge": "2m0s", "podPidsLimit": "2048"}}`
+
+	// recQueued: POST .../nodePools.
+	reqCreateQueuedPool = `{"parent": "` + recCluster + `", "nodePool": {
+		"name": "nodepool-sample",
+		"autoscaling": {"enabled": true, "maxNodeCount": 3},
+		"config": {"reservationAffinity": {"consumeReservationType": "NO_RESERVATION"}},
+		"queuedProvisioning": {"enabled": true}}}`
+
+	// recQueued: POST .../nodePools/nodepool-sample:setSize.
+	reqResizeQueued = `{"name": "` + recPool + `", "nodeCount": 2}`
+
+	// recRoot: POST .../nodePools (v1beta1; the same body is valid v1).
+	reqCreateAutoscaledPool = `{"parent": "` + recCluster + `", "nodePool": {
+		"name": "nodepool-sample",
+		"autoscaling": {"enabled": true, "maxNodeCount": 3, "minNodeCount": 1},
+		"config": {"oauthScopes": [
+			"https://www.googleapis.com/auth/devstorage.read_only",
+			"https://www.googleapis.com/auth/logging.write",
+			"https://www.googleapis.com/auth/monitoring",
+			"https://www.googleapis.com/auth/service.management.readonly",
+			"https://www.googleapis.com/auth/servicecontrol",
+			"https://www.googleapis.com/auth/trace.append"]}}}`
+
+	// recRoot: PUT .../clusters/cluster-sample with update.desiredNodePoolId
+	// and update.desiredNodePoolAutoscaling (how the Terraform-based
+	// controller sets autoscaling). The provider calls SetNodePoolAutoscaling
+	// instead; the autoscaling body is the recorded one.
+	reqSetAutoscaling = `{"name": "` + recPool + `", "autoscaling": {"enabled": true, "maxNodeCount": 5, "minNodeCount": 1}}`
+)
+
+// Responses, as recorded (adapted names only).
+const (
+	// recKubelet: the POST .../clusters response.
+	respCreateClusterOp = `{"name": "operation-x", "operationType": "CREATE_CLUSTER", "status": "RUNNING",
+		"selfLink": "x", "targetLink": "x", "startTime": "x", "zone": "us-central1-a"}`
+
+	// recKubelet: GET .../operations/ID once the cluster was created.
+	respClusterOpDone = `{"name": "operation-x", "operationType": "CREATE_CLUSTER", "status": "DONE",
+		"selfLink": "x", "targetLink": "x", "startTime": "x", "endTime": "x", "zone": "us-central1-a",
+		"progress": {"metrics": [{"name": "CLUSTER_CONFIGURING", "intValue": "8"}]}}`
+
+	// recQueued: GET .../nodePools/nodepool-sample before it exists. (The
+	// older recKubelet recorded `nodePool "<full name>" not found`; the
+	// newer recQueued is the one reproduced.)
+	respPoolNotFound = `{"code": 404, "status": "NOT_FOUND",
+		"message": "Not found: node pool \"nodepool-sample\" not found."}`
+
+	// recKubelet: POST .../nodePools response (and recQueued, recRoot: the
+	// same shape; recQueued recorded status PENDING).
+	respCreatePoolOp = `{"name": "operation-x", "operationType": "CREATE_NODE_POOL", "status": "RUNNING",
+		"selfLink": "x", "targetLink": "x", "startTime": "x", "zone": "us-central1-a"}`
+
+	// recKubelet: PUT .../nodePools/nodepool-sample (kubelet_config) response.
+	respUpdateKubeletOp = `{"name": "operation-x", "operationType": "UPGRADE_NODES", "status": "RUNNING",
+		"selfLink": "x", "targetLink": "x", "startTime": "x", "zone": "us-central1-a"}`
+
+	// recKubelet, recQueued: DELETE .../nodePools/nodepool-sample response.
+	respDeletePoolOp = `{"name": "operation-x", "operationType": "DELETE_NODE_POOL", "status": "RUNNING",
+		"selfLink": "x", "targetLink": "x", "startTime": "x", "zone": "us-central1-a"}`
+
+	// recRoot: the PUT .../clusters (desiredNodePoolAutoscaling) response.
+	respSetAutoscalingOp = `{"name": "operation-x", "operationType": "UPDATE_CLUSTER", "status": "RUNNING",
+		"selfLink": "x", "targetLink": "x", "startTime": "x", "zone": "us-central1-a"}`
+
+	// recQueued: the :setSize response on a queued-provisioning pool.
+	respResizeQueued = `{"code": 400, "status": "INVALID_ARGUMENT",
+		"message": "Manual resizing of queued provisioning node pool (nodepool-sample) to a value other than 0 is not allowed."}`
+)
+
+// recConfigDefaults is the node config GKE reports for a pool created
+// without machine type, disk or scopes (recKubelet and recQueued agree),
+// with %s for the kubelet_config the pool has.
+const recConfigDefaults = `
+	"bootDisk": {"diskType": "pd-balanced", "sizeGb": "100"},
+	"diskSizeGb": 100, "diskType": "pd-balanced",
+	"effectiveCgroupMode": "EFFECTIVE_CGROUP_MODE_V2",
+	"imageType": "COS_CONTAINERD",
+	"machineType": "e2-medium",
+	"metadata": {"disable-legacy-endpoints": "true"},
+	"oauthScopes": [
+		"https://www.googleapis.com/auth/devstorage.read_only",
+		"https://www.googleapis.com/auth/logging.write",
+		"https://www.googleapis.com/auth/monitoring",
+		"https://www.googleapis.com/auth/service.management.readonly",
+		"https://www.googleapis.com/auth/servicecontrol",
+		"https://www.googleapis.com/auth/trace.append"],
+	"resourceLabels": {"goog-gke-node-pool-provisioning-model": "on-demand"},
+	"serviceAccount": "default",
+	"shieldedInstanceConfig": {"enableIntegrityMonitoring": true},
+	"windowsNodeConfig": {}`
+
+// recPoolServerFields is what GKE adds to every pool in a zonal cluster in
+// us-central1-a (recKubelet, recQueued).
+const recPoolServerFields = `
+	"locations": ["us-central1-a"],
+	"management": {"autoRepair": true, "autoUpgrade": true},
+	"maxPodsConstraint": {"maxPodsPerNode": "110"},
+	"networkConfig": {
+		"networkTierConfig": {"networkTier": "NETWORK_TIER_DEFAULT"},
+		"podIpv4CidrBlock": "x", "podIpv4RangeUtilization": 0.001, "podRange": "x",
+		"subnetwork": "projects/my-proj/regions/us-central1/subnetworks/default"},
+	"podIpv4CidrSize": 24,
+	"instanceGroupUrls": ["x"], "selfLink": "x", "etag": "x", "version": "x",
+	"status": "RUNNING"`
+
+var (
+	// recKubelet: the cluster's default-pool as listed in GET .../clusters.
+	respDefaultPool = `{"name": "default-pool", "initialNodeCount": 1,
+		"config": {` + recConfigDefaults + `,
+			"kubeletConfig": {"insecureKubeletReadonlyPortEnabled": false, "maxParallelImagePulls": 2}},
+		"upgradeSettings": {"maxSurge": 1, "strategy": "SURGE"},` + recPoolServerFields + `}`
+
+	// recKubelet: GET .../nodePools/nodepool-sample after CREATE_NODE_POOL.
+	respKubeletPool = `{"name": "nodepool-sample",
+		"config": {` + recConfigDefaults + `,
+			"kubeletConfig": {"cpuCfsQuota": true, "cpuCfsQuotaPeriod": "100ms", "cpuManagerPolicy": "none",
+				"imageGcHighThresholdPercent": 70, "imageGcLowThresholdPercent": 50,
+				"imageMaximumGcAge": "1h0m0s", "imageMinimumGcAge": "1m0s",
+				"insecureKubeletReadonlyPortEnabled": false, "maxParallelImagePulls": 3, "podPidsLimit": "1024"}},
+		"upgradeSettings": {"maxSurge": 1, "strategy": "SURGE"},` + recPoolServerFields + `}`
+
+	// recKubelet: GET .../nodePools/nodepool-sample after UPGRADE_NODES.
+	respKubeletPoolUpdated = `{"name": "nodepool-sample",
+		"config": {` + recConfigDefaults + `,
+			"kubeletConfig": {"cpuCfsQuota": true, "cpuCfsQuotaPeriod": "100ms", "cpuManagerPolicy": "none",
+				"imageGcHighThresholdPercent": 80, "imageGcLowThresholdPercent": 60,
+				"imageMaximumGcAge": "2h0m0s", "imageMinimumGcAge": "2m0s",
+				"insecureKubeletReadonlyPortEnabled": false, "maxParallelImagePulls": 3, "podPidsLimit": "2048"}},
+		"upgradeSettings": {"maxSurge": 1, "strategy": "SURGE"},` + recPoolServerFields + `}`
+
+	// recQueued: GET .../nodePools/nodepool-sample after CREATE_NODE_POOL:
+	// autoscaler location policy ANY, the gke-queued taint, SHORT_LIVED
+	// upgrades, "on-demand" without flex_start.
+	respQueuedPool = `{"name": "nodepool-sample",
+		"autoscaling": {"enabled": true, "locationPolicy": "ANY", "maxNodeCount": 3},
+		"config": {` + recConfigDefaults + `,
+			"kubeletConfig": {"insecureKubeletReadonlyPortEnabled": false, "maxParallelImagePulls": 2},
+			"reservationAffinity": {"consumeReservationType": "NO_RESERVATION"},
+			"taints": [{"effect": "NO_SCHEDULE", "key": "cloud.google.com/gke-queued", "value": "true"}],
+			"nodeImageConfig": {"image": "x", "imageProject": "gke-node-images"}},
+		"kubeletCertInfo": {"tpmBootstrapCertExpireTime": "x"},
+		"queuedProvisioning": {"enabled": true},
+		"upgradeSettings": {"strategy": "SHORT_LIVED"},` + recPoolServerFields + `}`
+
+	// recRoot: the autoscaling of GET .../nodePools/nodepool-sample, after
+	// CREATE_NODE_POOL and after the autoscaling update. Only this part is
+	// compared: that recording's normaliser left out server-owned fields
+	// (selfLink, version, locations, instanceGroupUrls) the newer
+	// recordings have.
+	respRootAutoscalingCreated = `{"enabled": true, "maxNodeCount": 3, "minNodeCount": 1}`
+	respRootAutoscalingUpdated = `{"enabled": true, "maxNodeCount": 5, "minNodeCount": 1}`
+)
