@@ -86,6 +86,11 @@ func TestServedPoolHasNoDrift(t *testing.T) {
 			if d := g.Diff(p, got); len(d) > 0 {
 				t.Errorf("on read, Diff = %v, want none", d)
 			}
+			// Flex-start pools, queued ones too, are created with flex_start
+			// (GKE's docs: --flex-start with --enable-queued-provisioning).
+			if model := got.EffectiveResourceLabels["goog-gke-node-pool-provisioning-model"]; p.Capacity == spec.CapacityFlexStart && model != "flex-start" {
+				t.Errorf("provisioning model %q, want flex-start", model)
+			}
 			again, err := g.Update(ctx, reconcile.RefOf(p), p, p)
 			if err != nil {
 				t.Fatal(err)
