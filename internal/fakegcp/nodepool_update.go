@@ -304,8 +304,11 @@ func (s *Container) UpdateNodePool(ctx context.Context, req *containerpb.UpdateN
 		return nil, err
 	}
 	typ := containerpb.Operation_UPDATE_CLUSTER
-	if g.name == "node_version/image_type" || g.name == "kubelet_config" { // recorded: containernodepool-kubeletconfig/_http.log
+	switch g.name {
+	case "node_version/image_type", "kubelet_config": // recorded: containernodepool-kubeletconfig/_http.log
 		typ = containerpb.Operation_UPGRADE_NODES
+	case "taints": // recorded: containernodepool-removetaint/_http.log, no operationType at all
+		typ = containerpb.Operation_TYPE_UNSPECIFIED
 	}
 	return s.startNodePoolUpdateLocked(np, key, p, l, typ, apply), nil
 }

@@ -55,6 +55,7 @@ var gkeRecordedIgnored = []struct {
 var gkeOpExchanges = []string{
 	"kubelet/create-cluster", "kubelet/get-operation", "kubelet/create", "kubelet/update", "kubelet/delete",
 	"queued/create", "queued/delete", "root/create", "root/set-autoscaling", "root/delete",
+	"taint/create", "taint/update", "taint/get-operation", "taint/delete",
 }
 
 // gkeHTTPStatus is how the REST front end of GKE renders a gRPC code.
@@ -291,5 +292,32 @@ func TestRecordedAutoscalingPool(t *testing.T) {
 
 	op, err = r.e.cm.DeleteNodePool(r.ctx, &containerpb.DeleteNodePoolRequest{Name: recPool})
 	r.check("root/delete", recRoot, op, err, respDeletePoolOp)
+	t.Logf("%d exchanges compared", r.n)
+}
+
+// TestRecordedTaintUpdatePool replays recTaint: create a pool with two
+// taints, replace them by one with the taints field group (the operation
+// and its DONE GetOperation), read the taints back, delete.
+func TestRecordedTaintUpdatePool(t *testing.T) {
+	t.Parallel()
+	r := newGKERecorder(t)
+	r.givenCluster(false)
+
+	op, err := r.e.cm.CreateNodePool(r.ctx, r.req(reqCreateTaintedPool, &containerpb.CreateNodePoolRequest{}).(*containerpb.CreateNodePoolRequest))
+	r.check("taint/create", recTaint, op, err, respCreatePoolOp)
+	r.done(op)
+	np, err := r.getPool()
+	r.check("taint/get-created", recTaint, np, err, respTaintsCreated, "config", "taints")
+
+	op, err = r.e.cm.UpdateNodePool(r.ctx, r.req(reqUpdateTaints, &containerpb.UpdateNodePoolRequest{}).(*containerpb.UpdateNodePoolRequest))
+	r.check("taint/update", recTaint, op, err, respUpdateTaintsOp)
+	doneOp := r.done(op)
+	got, err := r.e.cm.GetOperation(r.ctx, &containerpb.GetOperationRequest{Name: opFullName(doneOp)})
+	r.check("taint/get-operation", recTaint, got, err, respUpdateTaintsOpDone)
+	np, err = r.getPool()
+	r.check("taint/get-updated", recTaint, np, err, respTaintsUpdated, "config", "taints")
+
+	op, err = r.e.cm.DeleteNodePool(r.ctx, &containerpb.DeleteNodePoolRequest{Name: recPool})
+	r.check("taint/delete", recTaint, op, err, respDeletePoolOp)
 	t.Logf("%d exchanges compared", r.n)
 }
