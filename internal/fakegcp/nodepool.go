@@ -234,9 +234,13 @@ func defaultNodePool(project string, c *containerpb.Cluster, np *containerpb.Nod
 			np.UpgradeSettings = &containerpb.NodePool_UpgradeSettings{Strategy: containerpb.NodePoolUpdateStrategy_SHORT_LIVED.Enum()}
 		}
 	}
-	if a := np.Autoscaling; a.GetEnabled() && a.LocationPolicy == containerpb.NodePoolAutoscaling_LOCATION_POLICY_UNSPECIFIED &&
-		np.GetQueuedProvisioning().GetEnabled() {
-		a.LocationPolicy = containerpb.NodePoolAutoscaling_ANY // recorded: containernodepool-queuedprovisioning/_http.log
+	if a := np.Autoscaling; a.GetEnabled() && a.LocationPolicy == containerpb.NodePoolAutoscaling_LOCATION_POLICY_UNSPECIFIED {
+		// recorded (v1): BALANCED (containernodepoolremovetaint/_http.log),
+		// ANY with queued provisioning (containernodepool-queuedprovisioning).
+		a.LocationPolicy = containerpb.NodePoolAutoscaling_BALANCED
+		if np.GetQueuedProvisioning().GetEnabled() {
+			a.LocationPolicy = containerpb.NodePoolAutoscaling_ANY
+		}
 	}
 	if np.NetworkConfig == nil {
 		np.NetworkConfig = &containerpb.NodeNetworkConfig{}

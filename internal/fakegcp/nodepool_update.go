@@ -305,10 +305,11 @@ func (s *Container) UpdateNodePool(ctx context.Context, req *containerpb.UpdateN
 	}
 	typ := containerpb.Operation_UPDATE_CLUSTER
 	switch g.name {
-	case "node_version/image_type", "kubelet_config": // recorded: containernodepool-kubeletconfig/_http.log
+	// recorded: containernodepool-kubeletconfig/_http.log,
+	// containernodepoolremovetaint/_http.log (v1; the v1beta1
+	// containernodepool-removetaint/_http.log has no type on taints).
+	case "node_version/image_type", "kubelet_config", "taints":
 		typ = containerpb.Operation_UPGRADE_NODES
-	case "taints": // recorded: containernodepool-removetaint/_http.log, no operationType at all
-		typ = containerpb.Operation_TYPE_UNSPECIFIED
 	}
 	return s.startNodePoolUpdateLocked(np, key, p, l, typ, apply), nil
 }

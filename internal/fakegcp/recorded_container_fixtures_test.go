@@ -15,7 +15,7 @@ const (
 	recRoot    = "containernodepool/_http.log"                    // v1beta1, Terraform-based controller
 	recKubelet = "containernodepool-kubeletconfig/_http.log"      // v1, direct controller
 	recQueued  = "containernodepool-queuedprovisioning/_http.log" // v1, direct controller, newest GKE fields
-	recTaint   = "containernodepool-removetaint/_http.log"        // v1beta1, Terraform-based controller, GKE 1.30.5
+	recTaint   = "containernodepoolremovetaint/_http.log"         // v1, direct controller, GKE 1.30.5
 	recPrefix  = "pkg/test/resourcefixture/testdata/basic/container/v1beta1/containernodepool/"
 	recCluster = "projects/my-proj/locations/us-central1-a/clusters/cluster-sample"
 	recPool    = recCluster + "/nodePools/nodepool-sample"
@@ -78,22 +78,19 @@ const (
 	// instead; the autoscaling body is the recorded one.
 	reqSetAutoscaling = `{"name": "` + recPool + `", "autoscaling": {"enabled": true, "maxNodeCount": 5, "minNodeCount": 1}}`
 
-	// recTaint: POST .../nodePools (v1beta1; valid v1): an autoscaled pool
-	// with two NO_SCHEDULE taints (the zero totalMin/MaxNodeCount and the
-	// empty networkConfig of the recorded body left out).
+	// recTaint: POST .../nodePools: an autoscaled pool with two
+	// NO_SCHEDULE taints.
 	reqCreateTaintedPool = `{"parent": "` + recCluster + `", "nodePool": {
 		"name": "nodepool-sample",
 		"autoscaling": {"enabled": true, "maxNodeCount": 3, "minNodeCount": 1},
-		"config": {
-			"loggingConfig": {"variantConfig": {"variant": "DEFAULT"}},
-			"taints": [
-				{"effect": "NO_SCHEDULE", "key": "taintA", "value": "anything"},
-				{"effect": "NO_SCHEDULE", "key": "taintB", "value": "anything"}]}}}`
+		"config": {"taints": [
+			{"effect": "NO_SCHEDULE", "key": "taintA", "value": "anythingA"},
+			{"effect": "NO_SCHEDULE", "key": "taintB", "value": "anythingB"}]}}}`
 
 	// recTaint: PUT .../nodePools/nodepool-sample with the taints field
 	// group: the whole list the pool is to have (taintB removed).
 	reqUpdateTaints = `{"name": "` + recPool + `", "taints": {"taints": [
-		{"effect": "NO_SCHEDULE", "key": "taintA", "value": "anything"}]}}`
+		{"effect": "NO_SCHEDULE", "key": "taintA", "value": "anythingA"}]}}`
 )
 
 // Responses, as recorded (adapted names only).
@@ -130,14 +127,13 @@ const (
 	respSetAutoscalingOp = `{"name": "operation-x", "operationType": "UPDATE_CLUSTER", "status": "RUNNING",
 		"selfLink": "x", "targetLink": "x", "startTime": "x", "zone": "us-central1-a"}`
 
-	// recTaint: the PUT .../nodePools/nodepool-sample (taints) response and
-	// its GET .../operations/ID once DONE: GKE sets no operationType at all
-	// on a taints update (the same recording's CREATE_NODE_POOL and
-	// DELETE_NODE_POOL operations carry theirs).
-	respUpdateTaintsOp = `{"name": "operation-x", "status": "RUNNING",
+	// recTaint: the PUT .../nodePools/nodepool-sample (taints) response:
+	// UPGRADE_NODES, as for kubelet_config. (The older v1beta1 recording
+	// containernodepool-removetaint/_http.log, Terraform-based controller,
+	// has no operationType at all on the same update and its GetOperation;
+	// the fake serves v1 and follows this one.)
+	respUpdateTaintsOp = `{"name": "operation-x", "operationType": "UPGRADE_NODES", "status": "RUNNING",
 		"selfLink": "x", "targetLink": "x", "startTime": "x", "zone": "us-central1-a"}`
-	respUpdateTaintsOpDone = `{"name": "operation-x", "status": "DONE",
-		"selfLink": "x", "targetLink": "x", "startTime": "x", "endTime": "x", "zone": "us-central1-a"}`
 
 	// recQueued: the :setSize response on a queued-provisioning pool.
 	respResizeQueued = `{"code": 400, "status": "INVALID_ARGUMENT",
@@ -227,12 +223,18 @@ var (
 	respRootAutoscalingCreated = `{"enabled": true, "maxNodeCount": 3, "minNodeCount": 1}`
 	respRootAutoscalingUpdated = `{"enabled": true, "maxNodeCount": 5, "minNodeCount": 1}`
 
-	// recTaint: config.taints of GET .../nodePools/nodepool-sample after
-	// CREATE_NODE_POOL and after the taints update: the update replaces the
-	// list (taintB gone), it does not merge. Only config.taints is compared:
-	// that recording's normaliser left out locations and etag.
-	respTaintsCreated = `[
-		{"effect": "NO_SCHEDULE", "key": "taintA", "value": "anything"},
-		{"effect": "NO_SCHEDULE", "key": "taintB", "value": "anything"}]`
-	respTaintsUpdated = `[{"effect": "NO_SCHEDULE", "key": "taintA", "value": "anything"}]`
+	// recTaint: GET .../nodePools/nodepool-sample after CREATE_NODE_POOL
+	// (%s: the taints) and after the taints update: the update replaces
+	// the list (taintB gone, also in containernodepool-removetaint), it does
+	// not merge. An autoscaled pool reads back location policy BALANCED.
+	respTaintPool = `{"name": "nodepool-sample",
+		"autoscaling": {"enabled": true, "locationPolicy": "BALANCED", "maxNodeCount": 3, "minNodeCount": 1},
+		"config": {` + recConfigDefaults + `,
+			"kubeletConfig": {"insecureKubeletReadonlyPortEnabled": false, "maxParallelImagePulls": 2},
+			"nodeImageConfig": {"image": "x", "imageProject": "gke-node-images"},
+			"taints": [%s]},
+		"kubeletCertInfo": {"tpmBootstrapCertExpireTime": "x"},
+		"upgradeSettings": {"maxSurge": 1, "strategy": "SURGE"},` + recPoolServerFields + `}`
+	recTaintA = `{"effect": "NO_SCHEDULE", "key": "taintA", "value": "anythingA"}`
+	recTaintB = `{"effect": "NO_SCHEDULE", "key": "taintB", "value": "anythingB"}`
 )
