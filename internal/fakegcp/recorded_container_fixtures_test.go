@@ -16,6 +16,7 @@ const (
 	recKubelet = "containernodepool-kubeletconfig/_http.log"      // v1, direct controller
 	recQueued  = "containernodepool-queuedprovisioning/_http.log" // v1, direct controller, newest GKE fields
 	recTaint   = "containernodepoolremovetaint/_http.log"         // v1, direct controller, GKE 1.30.5
+	recRootNew = "containernodepool/_http.log"                    // v1beta1, newer layout of recRoot, GKE 1.30.5
 	recPrefix  = "pkg/test/resourcefixture/testdata/basic/container/v1beta1/containernodepool/"
 	recCluster = "projects/my-proj/locations/us-central1-a/clusters/cluster-sample"
 	recPool    = recCluster + "/nodePools/nodepool-sample"
@@ -128,12 +129,17 @@ const (
 		"selfLink": "x", "targetLink": "x", "startTime": "x", "zone": "us-central1-a"}`
 
 	// recTaint: the PUT .../nodePools/nodepool-sample (taints) response:
-	// UPGRADE_NODES, as for kubelet_config. (The older v1beta1 recording
-	// containernodepool-removetaint/_http.log, Terraform-based controller,
-	// has no operationType at all on the same update and its GetOperation;
-	// the fake serves v1 and follows this one.)
+	// UPGRADE_NODES, as for kubelet_config; recRootNew records the same
+	// type for its taints update (status PENDING there). Only the older
+	// containernodepool-removetaint/_http.log (v1beta1) has no
+	// operationType at all on that update; the fake follows the others.
 	respUpdateTaintsOp = `{"name": "operation-x", "operationType": "UPGRADE_NODES", "status": "RUNNING",
 		"selfLink": "x", "targetLink": "x", "startTime": "x", "zone": "us-central1-a"}`
+
+	// recRootNew: GET .../operations/ID of the taints update once DONE.
+	respUpdateTaintsOpDone = `{"name": "operation-x", "operationType": "UPGRADE_NODES", "status": "DONE",
+		"selfLink": "x", "targetLink": "x", "startTime": "x", "endTime": "x", "zone": "us-central1-a",
+		"progress": {"metrics": [{"name": "NODES_TOTAL", "intValue": "0"}]}}`
 
 	// recQueued: the :setSize response on a queued-provisioning pool.
 	respResizeQueued = `{"code": 400, "status": "INVALID_ARGUMENT",

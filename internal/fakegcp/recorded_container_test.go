@@ -48,9 +48,9 @@ var gkeRecordedIgnored = []struct {
 	// Known differences, not fixed (see the report in the commit history).
 	{path: "location", only: gkeOpExchanges, reason: "UNFIXED: the fake sets Operation.location; GKE's responses " +
 		"carry only zone. Tests use op.location to build the operation name (helpers_test.go opFullName)"},
-	{path: "locationPolicy", only: []string{"root/get-created", "root/get-updated"}, reason: "recRoot's v1beta1 " +
-		"responses (and containernodepool-removetaint's) carry no autoscaling locationPolicy; the v1 recTaint reads back " +
-		"BALANCED for the same request, which the fake serves (path relative to the compared autoscaling)"},
+	{path: "locationPolicy", only: []string{"root/get-created", "root/get-updated"}, reason: "the stored recRoot " +
+		"version (and containernodepool-removetaint) carry no autoscaling locationPolicy; recTaint and recRootNew (the " +
+		"same test, newer) read back BALANCED for the same request, which the fake serves (path relative to autoscaling)"},
 	{path: "initialNodeCount", only: []string{"kubelet/get-created", "kubelet/get-updated"}, reason: "UNFIXED: " +
 		"recKubelet created the pool with initialNodeCount 1 and GET left it out, while recRoot and the default " +
 		"pools report it; the recordings disagree, the fake echoes what was sent"},
@@ -59,7 +59,7 @@ var gkeRecordedIgnored = []struct {
 var gkeOpExchanges = []string{
 	"kubelet/create-cluster", "kubelet/get-operation", "kubelet/create", "kubelet/update", "kubelet/delete",
 	"queued/create", "queued/delete", "root/create", "root/set-autoscaling", "root/delete",
-	"taint/create", "taint/update", "taint/delete",
+	"taint/create", "taint/update", "taint/get-operation", "taint/delete",
 }
 
 // gkeHTTPStatus is how the REST front end of GKE renders a gRPC code.
@@ -301,7 +301,7 @@ func TestRecordedAutoscalingPool(t *testing.T) {
 
 // TestRecordedTaintUpdatePool replays recTaint: NotFound, create a pool
 // with two taints, get, replace them by one with the taints field group,
-// get, delete.
+// get, delete; the update's DONE operation as recRootNew recorded it.
 func TestRecordedTaintUpdatePool(t *testing.T) {
 	t.Parallel()
 	r := newGKERecorder(t)
@@ -318,7 +318,9 @@ func TestRecordedTaintUpdatePool(t *testing.T) {
 
 	op, err = r.e.cm.UpdateNodePool(r.ctx, r.req(reqUpdateTaints, &containerpb.UpdateNodePoolRequest{}).(*containerpb.UpdateNodePoolRequest))
 	r.check("taint/update", recTaint, op, err, respUpdateTaintsOp)
-	r.done(op)
+	doneOp := r.done(op)
+	got, err := r.e.cm.GetOperation(r.ctx, &containerpb.GetOperationRequest{Name: opFullName(doneOp)})
+	r.check("taint/get-operation", recRootNew, got, err, respUpdateTaintsOpDone)
 	np, err = r.getPool()
 	r.check("taint/get-updated", recTaint, np, err, fmt.Sprintf(respTaintPool, recTaintA))
 
