@@ -136,6 +136,12 @@ const (
 	respUpdateTaintsOp = `{"name": "operation-x", "operationType": "UPGRADE_NODES", "status": "RUNNING",
 		"selfLink": "x", "targetLink": "x", "startTime": "x", "zone": "us-central1-a"}`
 
+	// recRootNew: GET .../operations/ID of the autoscaling update (PUT
+	// .../clusters/cluster-sample, desiredNodePoolAutoscaling) once DONE.
+	respSetAutoscalingOpDone = `{"name": "operation-x", "operationType": "UPDATE_CLUSTER", "status": "DONE",
+		"selfLink": "x", "targetLink": "x", "startTime": "x", "endTime": "x", "zone": "us-central1-a",
+		"progress": {"metrics": [{"name": "NODES_TOTAL", "intValue": "0"}]}}`
+
 	// recRootNew: GET .../operations/ID of the taints update once DONE.
 	respUpdateTaintsOpDone = `{"name": "operation-x", "operationType": "UPGRADE_NODES", "status": "DONE",
 		"selfLink": "x", "targetLink": "x", "startTime": "x", "endTime": "x", "zone": "us-central1-a",

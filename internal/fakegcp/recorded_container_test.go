@@ -58,7 +58,7 @@ var gkeRecordedIgnored = []struct {
 
 var gkeOpExchanges = []string{
 	"kubelet/create-cluster", "kubelet/get-operation", "kubelet/create", "kubelet/update", "kubelet/delete",
-	"queued/create", "queued/delete", "root/create", "root/set-autoscaling", "root/delete",
+	"queued/create", "queued/delete", "root/create", "root/set-autoscaling", "root/get-operation", "root/delete",
 	"taint/create", "taint/update", "taint/get-operation", "taint/delete",
 }
 
@@ -290,7 +290,9 @@ func TestRecordedAutoscalingPool(t *testing.T) {
 
 	op, err = r.e.cm.SetNodePoolAutoscaling(r.ctx, r.req(reqSetAutoscaling, &containerpb.SetNodePoolAutoscalingRequest{}).(*containerpb.SetNodePoolAutoscalingRequest))
 	r.check("root/set-autoscaling", recRoot, op, err, respSetAutoscalingOp)
-	r.done(op)
+	doneOp := r.done(op)
+	got, err := r.e.cm.GetOperation(r.ctx, &containerpb.GetOperationRequest{Name: opFullName(doneOp)})
+	r.check("root/get-operation", recRootNew, got, err, respSetAutoscalingOpDone)
 	np, err = r.getPool()
 	r.check("root/get-updated", recRoot, np, err, respRootAutoscalingUpdated, "autoscaling")
 
