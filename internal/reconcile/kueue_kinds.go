@@ -28,13 +28,19 @@ var _ Reconciler[Ref, spec.ClusterQueue, spec.ClusterQueue] = ClusterQueues{}
 // NewClusterQueues reconciles through c.
 func NewClusterQueues(c *kube.Client) ClusterQueues {
 	o := clusterScoped(c, "ClusterQueue", c.Kueue.KueueV1beta2().ClusterQueues(), metav1.ListOptions{}, kueue.ClusterQueue, kueue.ClusterQueueSpec, DiffClusterQueue)
+	withQueueReadiness(&o)
+	o.Blockers = func(ctx context.Context, ref Ref) ([]string, error) { return queueWorkloads(ctx, c, ref.Name) }
+	return o
+}
+
+// withQueueReadiness is how a ClusterQueue reports ready: Kueue's Active
+// condition, not awaited while the stop policy holds the queue.
+func withQueueReadiness(o *ClusterQueues) {
 	o.Ready = func(q *kueuev1beta2.ClusterQueue) Readiness {
 		return ConditionReadiness(q.Status.Conditions, kueuev1beta2.ClusterQueueActive)
 	}
 	o.Awaits = func(q spec.ClusterQueue) bool { return !held(q.StopPolicy) }
 	o.Explain = ExplainClusterQueue
-	o.Blockers = func(ctx context.Context, ref Ref) ([]string, error) { return queueWorkloads(ctx, c, ref.Name) }
-	return o
 }
 
 // queueWorkloads lists the workloads holding quota in the ClusterQueue:
