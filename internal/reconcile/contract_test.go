@@ -31,10 +31,13 @@ func TestWorkloadIdentityDiff(t *testing.T) {
 		st      func(WorkloadIdentityStatus) WorkloadIdentityStatus
 		want    []string
 	}{
-		"in sync":          {created, func(s WorkloadIdentityStatus) WorkloadIdentityStatus { return s }, nil},
-		"KSA gone":         {created, func(s WorkloadIdentityStatus) WorkloadIdentityStatus { s.KSAExists, s.Annotation = false, ""; return s }, []string{"kubernetes_service_account", "annotation"}},
-		"annotation moved": {created, func(s WorkloadIdentityStatus) WorkloadIdentityStatus { s.Annotation = "other@x.iam.gserviceaccount.com"; return s }, []string{"annotation"}},
-		"GSA gone":         {created, func(s WorkloadIdentityStatus) WorkloadIdentityStatus { s.GSAExists, s.GSA = false, nil; return s }, []string{"google_service_account"}},
+		"in sync":  {created, func(s WorkloadIdentityStatus) WorkloadIdentityStatus { return s }, nil},
+		"KSA gone": {created, func(s WorkloadIdentityStatus) WorkloadIdentityStatus { s.KSAExists, s.Annotation = false, ""; return s }, []string{"kubernetes_service_account", "annotation"}},
+		"annotation moved": {created, func(s WorkloadIdentityStatus) WorkloadIdentityStatus {
+			s.Annotation = "other@x.iam.gserviceaccount.com"
+			return s
+		}, []string{"annotation"}},
+		"GSA gone": {created, func(s WorkloadIdentityStatus) WorkloadIdentityStatus { s.GSAExists, s.GSA = false, nil; return s }, []string{"google_service_account"}},
 		"GSA renamed": {created, func(s WorkloadIdentityStatus) WorkloadIdentityStatus {
 			s.GSA = &adminpb.ServiceAccount{DisplayName: "by hand", Description: gsa.Description}
 			return s
@@ -80,7 +83,9 @@ func TestHeldQueuesAreNotAwaited(t *testing.T) {
 	api := fakeAPI[*kueuev1beta2.ClusterQueue, *kueueac.ClusterQueueApplyConfiguration]{
 		kind: "ClusterQueue", mu: mu, log: log, objs: objs, new: func() *kueuev1beta2.ClusterQueue { return &kueuev1beta2.ClusterQueue{} }}
 	queues := ClusterQueues{Kind: "ClusterQueue", Build: kueue.ClusterQueue, Read: kueue.ClusterQueueSpec, DiffSpec: DiffClusterQueue, Poll: time.Millisecond,
-		API: func(string) ObjectAPI[*kueuev1beta2.ClusterQueue, *kueueac.ClusterQueueApplyConfiguration] { return api }}
+		API: func(string) ObjectAPI[*kueuev1beta2.ClusterQueue, *kueueac.ClusterQueueApplyConfiguration] {
+			return api
+		}}
 	withQueueReadiness(&queues)
 	ref := Ref{Name: "team-a"}
 	for _, policy := range []string{"Hold", "HoldAndDrain"} {
