@@ -1,6 +1,7 @@
 package fakegcp
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -56,8 +57,26 @@ func isGPUFamily(machineType string) bool {
 
 // validateAccelerators checks the machine type / accelerator pairing and, like
 // GKE, fills in the built-in accelerator of A2/A3/G2 machine types when the
-// request omits it.
+// request omits it; then it checks each accelerator's GPU partition size and
+// GPU sharing config.
 func validateAccelerators(cfg *containerpb.NodeConfig) error {
+	if err := validateAcceleratorPairing(cfg); err != nil {
+		return err
+	}
+	for _, a := range cfg.GetAccelerators() {
+		if err := validateGPUPartitionSize(a); err != nil {
+			return err
+		}
+		if err := validateGPUSharing(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateAcceleratorPairing checks the machine type / accelerator pairing and
+// fills in the built-in accelerator of A2/A3/G2 machine types.
+func validateAcceleratorPairing(cfg *containerpb.NodeConfig) error {
 	mt := cfg.GetMachineType()
 	accs := cfg.GetAccelerators()
 	if want, ok := fixedGPUs[mt]; ok {
@@ -92,6 +111,74 @@ func validateAccelerators(cfg *containerpb.NodeConfig) error {
 			return invalidArg("Invalid accelerator count %d for accelerator %q on machine type %q; the required count is one of %v.",
 				a.AcceleratorCount, a.AcceleratorType, mt, counts)
 		}
+	}
+	return nil
+}
+
+// migSizes are the MIG partition sizes GKE offers per accelerator type, with
+// the number of partitions per GPU (GKE docs "gpus-multi"; the 4g.* sizes are
+// not in the docs table but GKE's partitioner accepts them:
+// GoogleCloudPlatform/container-engine-accelerators partition_gpu.go; both
+// as summarised in ../shared/reference/GKE-KUEUE-FACTS.md). Types not listed
+// (e.g. nvidia-l4, nvidia-h100-mega-80gb, T4) get no MIG in the fake.
+var migSizes = map[string]map[string]int{
+	"nvidia-tesla-a100": {"1g.5gb": 7, "2g.10gb": 3, "3g.20gb": 2, "4g.20gb": 1, "7g.40gb": 1},
+	"nvidia-a100-80gb":  {"1g.10gb": 7, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1, "7g.80gb": 1},
+	"nvidia-h100-80gb":  {"1g.10gb": 7, "1g.20gb": 4, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1, "7g.80gb": 1},
+}
+
+// Bounds of gpu_sharing_config.max_shared_clients_per_gpu. 48 is GKE's
+// documented maximum (timesharing-gpus, nvidia-mps-gpus). The minimum 2 is
+// the range GKE's ComputeClass reference gives for maxSharedClientsPerGPU
+// ("2-48", as quoted in kcl-lang/modules PR #358); no source found states it
+// for the node pool API, so for node pools the lower bound is the platform's
+// assumption.
+const (
+	minSharedClientsPerGPU = 2
+	maxSharedClientsPerGPU = 48
+)
+
+// validateGPUPartitionSize refuses a partition size on an accelerator without
+// MIG, and a size the accelerator does not offer. Sizes are compared exactly:
+// GKE is not known to normalise them. Wording not recorded (no GKE message
+// for these refusals was found).
+func validateGPUPartitionSize(a *containerpb.AcceleratorConfig) error {
+	size := a.GetGpuPartitionSize()
+	if size == "" {
+		return nil
+	}
+	sizes, ok := migSizes[a.GetAcceleratorType()]
+	if !ok {
+		return invalidArg("GPU partitioning is not supported for accelerator type %q; gpu_partition_size %q is invalid.",
+			a.GetAcceleratorType(), size)
+	}
+	if _, ok := sizes[size]; !ok {
+		valid := slices.Sorted(maps.Keys(sizes))
+		return invalidArg("Invalid gpu_partition_size %q for accelerator type %q; valid sizes are %s.",
+			size, a.GetAcceleratorType(), strings.Join(valid, ", "))
+	}
+	return nil
+}
+
+// validateGPUSharing checks gpu_sharing_config: a strategy must be set and the
+// number of clients must be within GKE's bounds. MIG combines with both
+// strategies: GKE documents time-sharing on MIG partitions, and its MPS page
+// says MPS can be enabled for all NVIDIA GPU types; no GKE source found
+// refuses MPS on MIG partitions, so the fake accepts it. Wording not recorded.
+func validateGPUSharing(a *containerpb.AcceleratorConfig) error {
+	sc := a.GetGpuSharingConfig()
+	if sc == nil {
+		return nil
+	}
+	switch sc.GetGpuSharingStrategy() {
+	case containerpb.GPUSharingConfig_TIME_SHARING, containerpb.GPUSharingConfig_MPS:
+	default:
+		return invalidArg("gpu_sharing_config.gpu_sharing_strategy must be specified (TIME_SHARING or MPS) for accelerator type %q.",
+			a.GetAcceleratorType())
+	}
+	if n := sc.GetMaxSharedClientsPerGpu(); n < minSharedClientsPerGPU || n > maxSharedClientsPerGPU {
+		return invalidArg("Invalid gpu_sharing_config.max_shared_clients_per_gpu %d for accelerator type %q; it must be between %d and %d.",
+			n, a.GetAcceleratorType(), minSharedClientsPerGPU, maxSharedClientsPerGPU)
 	}
 	return nil
 }

@@ -115,7 +115,14 @@ var updateGroups = []updateGroup{
 		set: func(r *containerpb.UpdateNodePoolRequest, _ *containerpb.NodePool) bool {
 			return len(r.Accelerators) > 0
 		},
+		// GKE changes the GPU sharing config and the driver installation
+		// config in place (magic-modules PR #18493); type, count and
+		// partition size are fixed once the pool has GPUs. The request's
+		// accelerators are stored as sent.
 		check: func(r *containerpb.UpdateNodePoolRequest, np *containerpb.NodePool) (func(), error) {
+			if err := checkAcceleratorsImmutable(np.Config.GetAccelerators(), r.Accelerators); err != nil {
+				return nil, err
+			}
 			cand := clone(np.Config)
 			cand.Accelerators = clone(r).Accelerators
 			if err := validateAccelerators(cand); err != nil {
@@ -312,4 +319,34 @@ func (s *Container) UpdateNodePool(ctx context.Context, req *containerpb.UpdateN
 		typ = containerpb.Operation_UPGRADE_NODES
 	}
 	return s.startNodePoolUpdateLocked(np, key, p, l, typ, apply), nil
+}
+
+// checkAcceleratorsImmutable refuses an accelerators update that changes the
+// type, count or partition size of a pool's GPUs. A pool without GPUs may get
+// them (as the fake allowed before; not checked against GKE).
+func checkAcceleratorsImmutable(cur, want []*containerpb.AcceleratorConfig) error {
+	if len(cur) == 0 {
+		return nil
+	}
+	if len(want) != len(cur) {
+		// wording not recorded
+		return invalidArg("Accelerators: the number of accelerator configs (%d) should not be updated.", len(cur))
+	}
+	for i, c := range cur {
+		w := want[i]
+		switch {
+		case w.GetAcceleratorType() != c.GetAcceleratorType():
+			// wording not recorded; modelled on the count message.
+			return invalidArg("Accelerator type: %s should not be updated.", c.GetAcceleratorType())
+		case w.GetAcceleratorCount() != c.GetAcceleratorCount():
+			// GKE's wording (quoted in magic-modules PR #18493, via
+			// GKE-KUEUE-FACTS.md); which value GKE prints (current or
+			// requested) is not recorded: the fake prints the current one.
+			return invalidArg("Accelerator count: %d should not be updated.", c.GetAcceleratorCount())
+		case w.GetGpuPartitionSize() != c.GetGpuPartitionSize():
+			// wording not recorded; modelled on the count message.
+			return invalidArg("GPU partition size: %q should not be updated.", c.GetGpuPartitionSize())
+		}
+	}
+	return nil
 }
