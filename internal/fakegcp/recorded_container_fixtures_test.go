@@ -12,11 +12,13 @@ package fakegcp_test
 // gkeRecordedIgnored (recorded_container_test.go).
 
 const (
-	recRoot    = "containernodepool/_http.log"                    // v1beta1, Terraform-based controller
-	recKubelet = "containernodepool-kubeletconfig/_http.log"      // v1, direct controller
-	recQueued  = "containernodepool-queuedprovisioning/_http.log" // v1, direct controller, newest GKE fields
-	recTaint   = "containernodepoolremovetaint/_http.log"         // v1, direct controller, GKE 1.30.5
-	recRootNew = "containernodepool/_http.log"                    // v1beta1, newer layout of recRoot, GKE 1.30.5
+	recRoot    = "containernodepool/_http.log"                           // v1beta1, Terraform-based controller
+	recKubelet = "containernodepool-kubeletconfig/_http.log"             // v1, direct controller
+	recQueued  = "containernodepool-queuedprovisioning/_http.log"        // v1, direct controller, newest GKE fields
+	recTaint   = "containernodepoolremovetaint/_http.log"                // v1, direct controller, GKE 1.30.5
+	recRootNew = "containernodepool/_http.log"                           // v1beta1, newer layout of recRoot, GKE 1.30.5
+	recSubnet  = "containernodepool-subnetworkref/_http.log"             // v1beta1, Terraform-based controller (stored version 2411ad0c), GKE 1.30.5
+	recAMF     = "containernodepool-advanced-machine-features/_http.log" // v1beta1, Terraform-based controller (stored version 1892c90d), GKE 1.30.5
 	recPrefix  = "pkg/test/resourcefixture/testdata/basic/container/v1beta1/containernodepool/"
 	recCluster = "projects/my-proj/locations/us-central1-a/clusters/cluster-sample"
 	recPool    = recCluster + "/nodePools/nodepool-sample"
@@ -92,6 +94,37 @@ const (
 	// group: the whole list the pool is to have (taintB removed).
 	reqUpdateTaints = `{"name": "` + recPool + `", "taints": {"taints": [
 		{"effect": "NO_SCHEDULE", "key": "taintA", "value": "anythingA"}]}}`
+
+	// recSubnet: POST .../nodePools: a one-node pool. The recorded pool also
+	// named the test's own subnetwork (networkConfig.subnetwork), left out
+	// here: the provider does not set it and the fake has only default.
+	reqCreateSubnetPool = `{"parent": "` + recCluster + `", "nodePool": {
+		"name": "nodepool-sample", "initialNodeCount": 1}}`
+
+	// recSubnet: POST .../nodePools/nodepool-sample:setSize (update.yaml
+	// sets nodeCount 2); the same body as gke.Client.SetNodePoolSize sends.
+	reqResizeSubnet = `{"name": "` + recPool + `", "nodeCount": 2}`
+
+	// recAMF: POST .../nodePools, as create.yaml and the GET that follows
+	// give it: autoscaled 1..3, an n4-standard-2 machine, one taint. (The
+	// recorded pool also had advancedMachineFeatures, which the provider
+	// does not send; left out.)
+	reqCreateAMFPool = `{"parent": "` + recCluster + `", "nodePool": {
+		"name": "nodepool-sample", "initialNodeCount": 1,
+		"autoscaling": {"enabled": true, "maxNodeCount": 3, "minNodeCount": 1},
+		"config": {"machineType": "n4-standard-2", "taints": [
+			{"effect": "NO_SCHEDULE", "key": "originalKey", "value": "originalValue"}]}}}`
+
+	// recAMF: PUT .../clusters/cluster-sample with desiredNodePoolAutoscaling
+	// (enabled, max 5, min 1, totalMinNodeCount 0), as in recRoot; sent
+	// here the provider's way, SetNodePoolAutoscaling.
+	reqSetAutoscalingAMF = `{"name": "` + recPool + `", "autoscaling": {"enabled": true, "maxNodeCount": 5, "minNodeCount": 1}}`
+
+	// recAMF: PUT .../nodePools/nodepool-sample with the taints field
+	// group (the recorded body names the pool by its short name; ours by
+	// the full name, as the v1 API and the provider do).
+	reqUpdateAMFTaints = `{"name": "` + recPool + `", "taints": {"taints": [
+		{"effect": "NO_SCHEDULE", "key": "newKey", "value": "newValue"}]}}`
 )
 
 // Responses, as recorded (adapted names only).
@@ -146,6 +179,26 @@ const (
 	respUpdateTaintsOpDone = `{"name": "operation-x", "operationType": "UPGRADE_NODES", "status": "DONE",
 		"selfLink": "x", "targetLink": "x", "startTime": "x", "endTime": "x", "zone": "us-central1-a",
 		"progress": {"metrics": [{"name": "NODES_TOTAL", "intValue": "0"}]}}`
+
+	// recSubnet: the :setSize response and its GetOperation once DONE:
+	// no operationType at all (nor progress), in both.
+	respResizeSubnetOp = `{"name": "operation-x", "status": "RUNNING",
+		"selfLink": "x", "targetLink": "x", "startTime": "x", "zone": "us-central1-a"}`
+	respResizeSubnetOpDone = `{"name": "operation-x", "status": "DONE",
+		"selfLink": "x", "targetLink": "x", "startTime": "x", "endTime": "x", "zone": "us-central1-a"}`
+
+	// recAMF: GetOperation of the autoscaling update (PUT .../clusters)
+	// once DONE: UPDATE_CLUSTER, no progress recorded.
+	respSetAutoscalingOpDoneAMF = `{"name": "operation-x", "operationType": "UPDATE_CLUSTER", "status": "DONE",
+		"selfLink": "x", "targetLink": "x", "startTime": "x", "endTime": "x", "zone": "us-central1-a"}`
+
+	// recAMF: the taints PUT response and its GetOperation once DONE: no
+	// operationType (as in containernodepool-removetaint, also v1beta1;
+	// recTaint and recRootNew record UPGRADE_NODES for the same group).
+	respUpdateAMFTaintsOp = `{"name": "operation-x", "status": "RUNNING",
+		"selfLink": "x", "targetLink": "x", "startTime": "x", "zone": "us-central1-a"}`
+	respUpdateAMFTaintsOpDone = `{"name": "operation-x", "status": "DONE",
+		"selfLink": "x", "targetLink": "x", "startTime": "x", "endTime": "x", "zone": "us-central1-a"}`
 
 	// recQueued: the :setSize response on a queued-provisioning pool.
 	respResizeQueued = `{"code": 400, "status": "INVALID_ARGUMENT",
@@ -249,4 +302,25 @@ var (
 		"upgradeSettings": {"maxSurge": 1, "strategy": "SURGE"},` + recPoolServerFields + `}`
 	recTaintA = `{"effect": "NO_SCHEDULE", "key": "taintA", "value": "anythingA"}`
 	recTaintB = `{"effect": "NO_SCHEDULE", "key": "taintB", "value": "anythingB"}`
+
+	// recSubnet: initialNodeCount of GET .../nodePools/nodepool-sample after
+	// CREATE_NODE_POOL and after the :setSize to 2 (DONE): GKE reports the
+	// new size as initialNodeCount. Only this field is compared (the
+	// recording's pool has no locations and networkConfig.enablePrivateNodes
+	// false; the rest is recKubelet's shape).
+	respSubnetPoolCreated = `{"initialNodeCount": 1}`
+	respSubnetPoolResized = `{"initialNodeCount": 2}`
+
+	// recAMF: the compared part of GET .../nodePools/nodepool-sample (see
+	// amfView) after CREATE_NODE_POOL and after both updates. An
+	// n4-standard-2 pool defaults to hyperdisk-balanced boot disks; the
+	// autoscaling has no locationPolicy in this recording.
+	respAMFPool = `{"initialNodeCount": 1,
+		"autoscaling": {"enabled": true, "maxNodeCount": %d, "minNodeCount": 1},
+		"config": {"machineType": "n4-standard-2",
+			"bootDisk": {"diskType": "hyperdisk-balanced", "sizeGb": "100"},
+			"diskSizeGb": 100, "diskType": "hyperdisk-balanced",
+			"taints": [%s]}}`
+	recAMFTaintOld = `{"effect": "NO_SCHEDULE", "key": "originalKey", "value": "originalValue"}`
+	recAMFTaintNew = `{"effect": "NO_SCHEDULE", "key": "newKey", "value": "newValue"}`
 )
