@@ -27,7 +27,8 @@ const reportUsage = `usage: mlplatform report [--format markdown|text] [--prices
 Reads the JSON of a Terraform plan (terraform show -json PLANFILE) from PLAN_JSON,
 or from stdin when it is "-" or absent, and writes a review of it: quota changes per
 ClusterQueue, flavor and resource; GPUs the queues may admit against what the pools
-provide; estimated pool cost; and drift.
+provide (MIG slices and time-sharing/MPS shares, for pools that have them); estimated
+pool cost; and drift.
 
   --format   markdown (default, for a PR comment) or text
   --prices   JSON price file overriding the default price table, e.g.

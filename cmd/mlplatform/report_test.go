@@ -14,6 +14,7 @@ func TestReportCmd(t *testing.T) {
 	t.Parallel()
 	full := filepath.Join("..", "..", "internal", "report", "testdata", "full.json")
 	noPools := filepath.Join("..", "..", "internal", "report", "testdata", "no_pools.json")
+	sharing := filepath.Join("..", "..", "internal", "report", "testdata", "gpu_sharing.json")
 	fullJSON, err := os.ReadFile(full)
 	if err != nil {
 		t.Fatal(err)
@@ -33,11 +34,13 @@ func TestReportCmd(t *testing.T) {
 		wantOut    []string
 		wantStderr []string
 	}{
-		"markdown by default":        {args: []string{full}, wantCode: 0, wantOut: []string{"## mlplatform plan report", "| team-nlp | h100-spot | nvidia.com/gpu | 8 → 16 |"}},
-		"text from stdin":            {args: []string{"--format", "text", "-"}, stdin: string(fullJSON), wantOut: []string{"mlplatform plan report\n======"}},
-		"fail on overcommit":         {args: []string{"--fail-on", "overcommit", full}, wantCode: 3, wantStderr: []string{"over-commit found (exit 3)"}},
-		"fail on drift":              {args: []string{"--fail-on", "drift", full}, wantCode: 4},
-		"fail on both":               {args: []string{"--fail-on", "overcommit,drift", full}, wantCode: 5},
+		"markdown by default": {args: []string{full}, wantCode: 0, wantOut: []string{"## mlplatform plan report", "| team-nlp | h100-spot | nvidia.com/gpu | 8 → 16 |"}},
+		"text from stdin":     {args: []string{"--format", "text", "-"}, stdin: string(fullJSON), wantOut: []string{"mlplatform plan report\n======"}},
+		"fail on overcommit":  {args: []string{"--fail-on", "overcommit", full}, wantCode: 3, wantStderr: []string{"over-commit found (exit 3)"}},
+		"fail on drift":       {args: []string{"--fail-on", "drift", full}, wantCode: 4},
+		"fail on both":        {args: []string{"--fail-on", "overcommit,drift", full}, wantCode: 5},
+		"over-commit in slices": {args: []string{"--fail-on", "overcommit", "--format", "text", sharing}, wantCode: 3,
+			wantOut: []string{"over-commit: queues may admit 17 slices, pools provide 7 (10 short, = 1 3/7 GPUs)", "+3 slices (= 3/7 GPU)"}},
 		"gate holds nothing":         {args: []string{"--fail-on", "overcommit,drift", noPools}, wantCode: 0},
 		"price override is printed":  {args: []string{"--prices", prices, full}, wantOut: []string{"overridden by test contract (2026-05-01)", "| l4-dev | nvidia-l4 | on_demand | 8 | $8.00 |"}},
 		"invalid price file":         {args: []string{"--prices", badPrices, full}, wantCode: 1, wantStderr: []string{`unknown capacity type "ondemand"`}},

@@ -23,6 +23,11 @@ type Report struct {
 	CostTotal    CostTotal
 	Drift        []DriftEntry
 	Prices       PriceInfo
+	// Sharing holds the flavors of MIG-partitioned, time-shared or MPS
+	// pools (or of pools that disagree), by name; SlicedPools their pools'
+	// cost per GPU-hour and per slice- or share-hour.
+	Sharing     map[string]*FlavorSharing
+	SlicedPools []PoolSharing
 }
 
 // PriceInfo names the price table a report used.
@@ -67,7 +72,7 @@ type FlavorCapacity struct {
 	Admissible   Delta // sum of nominal GPU quota of every ClusterQueue and Cohort
 	Peak         Qty   // after: most one queue may hold (nominal + what it may borrow)
 	PeakQueue    string
-	Provided     Delta // sum of max_nodes × gpu.count of matching pools
+	Provided     Delta // sum of max_nodes × allocatable_gpus_per_node (or gpu.count) of matching pools
 	Pools        []string
 	Status       string
 	Overcommit   bool
@@ -125,8 +130,10 @@ func Build(p Plan, opts Options) Report {
 	}
 	r.QuotaGroups = queueQuotaGroups(before, after)
 	r.CohortQuotas = quotaRows(before.Cohorts, after.Cohorts)
-	r.Capacity = capacity(before, after, r.PoolsInPlan)
+	r.Sharing = flavorSharing(before, after)
+	r.Capacity = capacity(before, after, r.PoolsInPlan, r.Sharing)
 	r.Costs, r.CostTotal = costs(before, after, opts.Prices)
+	r.SlicedPools = poolSharing(before, after, opts.Prices)
 	r.Drift = drift(p.ResourceDrift)
 	return r
 }
@@ -435,8 +442,9 @@ func peak(s snapshot, flavor string) (Qty, string) {
 	return best, bestName
 }
 
-// provided sums max_nodes × gpu.count over the pools whose node selector
-// matches the flavor's node labels.
+// provided sums max_nodes × allocatable_gpus_per_node (gpu.count in plans
+// without it) over the pools whose node selector matches the flavor's node
+// labels: on GKE each MIG slice or shared GPU is one nvidia.com/gpu.
 func provided(s snapshot, flavor string) (Qty, []string, string) {
 	f := s.flavor(flavor)
 	if f == nil {
@@ -447,6 +455,7 @@ func provided(s snapshot, flavor string) (Qty, []string, string) {
 	}
 	total := knownQty("0")
 	var names []string
+	unknownWhy := ""
 	for _, p := range s.Pools {
 		if p.SelectorUnknown {
 			return Qty{State: qUnknown}, nil, "a pool's node_selector is " + unknownText
@@ -455,15 +464,22 @@ func provided(s snapshot, flavor string) (Qty, []string, string) {
 			continue
 		}
 		names = append(names, p.Name)
-		total = total.plus(p.gpus())
+		n, why := p.units()
+		if n.State == qUnknown && unknownWhy == "" && why != "size" {
+			unknownWhy = "a matching pool's " + why + " is " + unknownText
+		}
+		total = total.plus(n)
 	}
 	if len(names) == 0 {
 		return Qty{}, nil, "no mlplatform_gpu_pool's node_selector matches its node_labels"
 	}
+	if total.State == qUnknown {
+		return total, names, unknownWhy
+	}
 	return total, names, ""
 }
 
-func capacity(before, after snapshot, poolsInPlan bool) []FlavorCapacity {
+func capacity(before, after snapshot, poolsInPlan bool, sharing map[string]*FlavorSharing) []FlavorCapacity {
 	names := map[string]bool{}
 	for _, s := range []snapshot{before, after} {
 		for _, f := range s.Flavors {
@@ -502,6 +518,7 @@ func capacity(before, after snapshot, poolsInPlan bool) []FlavorCapacity {
 		var why string
 		fc.Provided.After, fc.Pools, why = provided(after, n)
 		adm, prov := fc.Admissible.After, fc.Provided.After
+		fs := sharing[n]
 		switch {
 		case !poolsInPlan:
 			fc.Status = "not checked: no mlplatform_gpu_pool in this plan"
@@ -517,7 +534,15 @@ func capacity(before, after snapshot, poolsInPlan bool) []FlavorCapacity {
 		case prov.less(adm):
 			fc.Overcommit = true
 			fc.OvercommitBy = adm.minus(prov)
-			fc.Status = fmt.Sprintf("over-commit: queues may admit %s GPUs, pools provide %s (%s short)", adm.Raw, prov.Raw, fc.OvercommitBy.Raw)
+			eq := ""
+			if fs != nil && !fs.Disagree {
+				if e := gpuEquivalent(fc.OvercommitBy, fs.Slicing.PerGPU); e != "" {
+					eq = ", = " + e
+				}
+			}
+			fc.Status = fmt.Sprintf("over-commit: queues may admit %s %s, pools provide %s (%s short%s)", adm.Raw, fs.unit(), prov.Raw, fc.OvercommitBy.Raw, eq)
+		case fs != nil:
+			fc.Status = fmt.Sprintf("ok (%s %s spare)", prov.minus(adm).Raw, fs.unit())
 		default:
 			fc.Status = fmt.Sprintf("ok (%s spare)", prov.minus(adm).Raw)
 		}

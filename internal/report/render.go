@@ -227,7 +227,7 @@ func blocks(r Report) []any {
 		}
 		out = append(out, heading{3, title})
 		if len(g.Rows) > 0 {
-			out = append(out, quotaTable("ClusterQueue", g.Rows))
+			out = append(out, quotaTable("ClusterQueue", g.Rows, r.Sharing))
 		}
 		if len(g.Moves) > 0 {
 			out = append(out, bullets{g.Moves})
@@ -235,13 +235,14 @@ func blocks(r Report) []any {
 		if len(g.Totals) > 0 {
 			t := table{header: []string{"Cohort total (member queues' nominal quota)", "Resource", "Before", "After", "Change"}}
 			for _, tot := range g.Totals {
-				t.rows = append(t.rows, []string{tot.Flavor, tot.Resource, tot.Nominal.Before.text("0"), tot.Nominal.After.text("0"), tot.Change.signed()})
+				fs := sharingOf(r.Sharing, tot.Flavor, tot.Resource)
+				t.rows = append(t.rows, []string{tot.Flavor, tot.Resource, tot.Nominal.Before.text("0"), tot.Nominal.After.text("0"), fs.inUnits(tot.Change.signed(), tot.Change)})
 			}
 			out = append(out, t)
 		}
 	}
 	if len(r.CohortQuotas) > 0 {
-		out = append(out, heading{3, "Cohort quota (mlplatform_cohort, shared by the cohort's queues)"}, quotaTable("Cohort", r.CohortQuotas))
+		out = append(out, heading{3, "Cohort quota (mlplatform_cohort, shared by the cohort's queues)"}, quotaTable("Cohort", r.CohortQuotas, r.Sharing))
 	}
 
 	out = append(out, heading{2, "Capacity check (" + gpuResource + ")"})
@@ -265,6 +266,16 @@ func blocks(r Report) []any {
 			t.rows = append(t.rows, []string{c.Flavor, deltaText(c.Admissible), peak, deltaText(c.Provided), pools, status})
 		}
 		out = append(out, t)
+		var notes []string
+		for _, c := range r.Capacity {
+			if fs := r.Sharing[c.Flavor]; fs != nil {
+				notes = append(notes, fs.notes()...)
+			}
+		}
+		if len(notes) > 0 {
+			out = append(out, para{"GPU sharing: each MIG slice or time-sharing/MPS share is one " + gpuResource +
+				" on GKE, so these flavors' quota and capacity count slices or shares, not GPUs:"}, bullets{notes})
+		}
 	}
 
 	out = append(out, heading{2, "Cost (estimated, pools at max nodes)"})
@@ -281,6 +292,13 @@ func blocks(r Report) []any {
 		t.rows = append(t.rows, []string{"Total", "", "", "", hourly, window})
 		out = append(out, t)
 	}
+	if len(r.SlicedPools) > 0 {
+		t := table{header: []string{"Sliced or shared pool", "GPU sharing", gpuResource + " per node", gpuResource + " at max", "USD per GPU-hour", "USD per slice- or share-hour"}}
+		for _, p := range r.SlicedPools {
+			t.rows = append(t.rows, []string{p.Pool, pairText(p.Slicing[0], p.Slicing[1]), deltaText(p.PerNode), deltaText(p.AtMax), moneyDeltaText(p.PerGPU), moneyDeltaText(p.PerUnit)})
+		}
+		out = append(out, t)
+	}
 	out = append(out, para{fmt.Sprintf("Prices: USD per GPU-hour of the whole node, %s, taken %s. Source: %s.", r.Prices.Region, r.Prices.Date, r.Prices.Source)})
 
 	out = append(out, heading{2, "Drift (changed outside Terraform)"})
@@ -294,7 +312,7 @@ func blocks(r Report) []any {
 		out = append(out, bullets{items})
 	}
 
-	out = append(out, heading{2, "How to read this report"}, bullets{[]string{
+	howTo := []string{
 		"a → b is before → after; " + unset + " is unset (a quota not granted; no borrowing limit; lends all unused quota); " +
 			unknownText + " is a value Terraform learns only during apply and is never guessed. Quantities are compared by value (16 = 16000m).",
 		"Queues may admit: the sum of the nominal " + gpuResource + " quota of every ClusterQueue and Cohort on the flavor. " +
@@ -305,18 +323,54 @@ func blocks(r Report) []any {
 			"Over-commit: the queues may admit more GPUs than the pools can provide.",
 		"Cost: max_nodes × gpu.count × the price per GPU-hour for the pool's accelerator and capacity type; the 7-day window (168 hours, " +
 			"the longest a flex-start node runs) is shown for flex-start pools only.",
-	}})
+	}
+	if len(r.Sharing) > 0 || len(r.SlicedPools) > 0 {
+		howTo = append(howTo,
+			"GPU sharing: a MIG-partitioned (gpu.partition_size), time-shared or MPS (gpu.sharing) pool's node reports allocatable_gpus_per_node = "+
+				"gpu.count × partitions per GPU × clients per GPU as "+gpuResource+", so Pools provide counts max_nodes × allocatable_gpus_per_node "+
+				"and a quota on its flavor counts slices (MIG, with or without sharing) or shares (sharing without MIG); (= n GPU) is the whole-GPU equivalent. "+
+				"USD per slice- or share-hour is the GPU-hour price ÷ slices or shares per GPU; the pool's cost is unchanged. "+
+				"A job with no node selector may be given a sliced flavor listed first in its queue: order the flavors or taint the pools.")
+	}
+	out = append(out, heading{2, "How to read this report"}, bullets{howTo})
 	return out
 }
 
-func quotaTable(owner string, rows []QuotaRow) table {
+// pairText is before → after for text that may be absent ("") on a side.
+func pairText(b, a string) string {
+	if b == "" {
+		b = unset
+	}
+	if a == "" {
+		a = unset
+	}
+	if b == a {
+		return a
+	}
+	return b + " → " + a
+}
+
+// sharingOf is the flavor's sharing when the row counts nvidia.com/gpu.
+func sharingOf(m map[string]*FlavorSharing, flavor, resource string) *FlavorSharing {
+	if resource != gpuResource {
+		return nil
+	}
+	return m[flavor]
+}
+
+func quotaTable(owner string, rows []QuotaRow, sharing map[string]*FlavorSharing) table {
 	t := table{header: []string{owner, "Flavor", "Resource", "Nominal", "Borrowing limit", "Lending limit", "Δ nominal"}}
 	for _, r := range rows {
 		name := r.Owner
 		if r.Note != "" {
 			name += " (" + r.Note + ")"
 		}
-		t.rows = append(t.rows, []string{name, r.Flavor, r.Resource, deltaText(r.Nominal), deltaText(r.Borrowing), deltaText(r.Lending), r.NominalDelta.signed()})
+		fs := sharingOf(sharing, r.Flavor, r.Resource)
+		nominal := deltaText(r.Nominal)
+		if fs != nil && r.Nominal.After.State == qKnown {
+			nominal = fs.inUnits(nominal, r.Nominal.After)
+		}
+		t.rows = append(t.rows, []string{name, r.Flavor, r.Resource, nominal, deltaText(r.Borrowing), deltaText(r.Lending), fs.inUnits(r.NominalDelta.signed(), r.NominalDelta)})
 	}
 	return t
 }

@@ -46,6 +46,18 @@ type poolState struct {
 	MaxKnown        bool
 	Selector        map[string]string
 	SelectorUnknown bool
+
+	// GPU sharing (see sharing.go). Partition is gpu.partition_size, ""
+	// when null; Strategy and Clients are gpu.sharing, "" and 0 when null.
+	Partition        string
+	PartitionUnknown bool
+	Strategy         string
+	Clients          int64
+	SharingUnknown   bool
+	// Alloc is allocatable_gpus_per_node: the nvidia.com/gpu one node
+	// reports. AllocState is qAbsent in plans of providers without it.
+	Alloc      int64
+	AllocState qstate
 }
 
 type snapshot struct {
@@ -143,6 +155,27 @@ func poolOf(addr string, obj node) *poolState {
 	p.Capacity, _ = obj.get("capacity").str()
 	p.MaxNodes, p.MaxKnown = obj.get("autoscaling").get("max_nodes").integer()
 	p.Selector, p.SelectorUnknown = obj.get("node_selector").stringMap()
+	part := gpu.get("partition_size")
+	p.PartitionUnknown = part.unknown()
+	p.Partition, _ = part.str()
+	sh := gpu.get("sharing")
+	switch {
+	case sh.unknown():
+		p.SharingUnknown = true
+	case !sh.null():
+		strategy, clients := sh.get("strategy"), sh.get("max_shared_clients_per_gpu")
+		var ok1, ok2 bool
+		p.Strategy, ok1 = strategy.str()
+		p.Clients, ok2 = clients.integer()
+		p.SharingUnknown = !ok1 || !ok2
+	}
+	alloc := obj.get("allocatable_gpus_per_node")
+	switch n, ok := alloc.integer(); {
+	case alloc.unknown():
+		p.AllocState = qUnknown
+	case ok:
+		p.Alloc, p.AllocState = n, qKnown
+	}
 	return p
 }
 
