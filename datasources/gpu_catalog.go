@@ -60,6 +60,17 @@ func (d *GPUCatalog) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 							"gpus_per_node": schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs on one node of this machine type."},
 						}},
 					},
+					"partition_sizes": schema.ListNestedAttribute{
+						Computed: true,
+						MarkdownDescription: "MIG partition sizes a pool's `gpu.partition_size` may take (empty: no MIG, e.g. `nvidia-l4`), " +
+							"smallest first. Each partition is one `nvidia.com/gpu` to pods.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"size":           schema.StringAttribute{Computed: true, MarkdownDescription: "GKE's partition size, e.g. `1g.5gb` (compute slices, memory)."},
+							"slices_per_gpu": schema.Int64Attribute{Computed: true, MarkdownDescription: "Partitions of this size in one GPU, e.g. 7 for `1g.5gb` on an A100."},
+						}},
+					},
+					"max_shared_clients_per_gpu": schema.Int64Attribute{Computed: true,
+						MarkdownDescription: "The most containers `gpu.sharing` may let share one GPU or partition (GKE's limit, 48)."},
 				}},
 			},
 			"prices": schema.ListNestedAttribute{

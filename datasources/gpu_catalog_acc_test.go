@@ -93,6 +93,10 @@ output "h100_machine_types" {
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("accelerators").AtMapKey("nvidia-h100-80gb").AtMapKey("gpu_memory_gib"), knownvalue.Int64Exact(80)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("accelerators").AtMapKey("nvidia-l4").AtMapKey("gpus_per_node"),
 					knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(1), knownvalue.Int64Exact(2), knownvalue.Int64Exact(4), knownvalue.Int64Exact(8)})),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("accelerators").AtMapKey("nvidia-tesla-a100").AtMapKey("partition_sizes").AtSliceIndex(0),
+					knownvalue.ObjectExact(map[string]knownvalue.Check{"size": knownvalue.StringExact("1g.5gb"), "slices_per_gpu": knownvalue.Int64Exact(7)})),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("accelerators").AtMapKey("nvidia-l4").AtMapKey("partition_sizes"), knownvalue.ListSizeExact(0)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("accelerators").AtMapKey("nvidia-l4").AtMapKey("max_shared_clients_per_gpu"), knownvalue.Int64Exact(48)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("prices").AtSliceIndex(h100Spot), knownvalue.ObjectExact(map[string]knownvalue.Check{
 					"accelerator":      knownvalue.StringExact("nvidia-h100-80gb"),
 					"capacity":         knownvalue.StringExact("spot"),

@@ -20,6 +20,13 @@ type acceleratorModel struct {
 	GPUMemoryGiB int64              `tfsdk:"gpu_memory_gib"`
 	GPUsPerNode  []int64            `tfsdk:"gpus_per_node"`
 	MachineTypes []machineTypeModel `tfsdk:"machine_types"`
+	Partitions   []partitionModel   `tfsdk:"partition_sizes"`
+	MaxClients   int64              `tfsdk:"max_shared_clients_per_gpu"`
+}
+
+type partitionModel struct {
+	Size         string `tfsdk:"size"`
+	SlicesPerGPU int64  `tfsdk:"slices_per_gpu"`
 }
 
 type machineTypeModel struct {
@@ -46,7 +53,11 @@ func gpuCatalogState(accels []catalog.Accelerator, prices pricing.Table) gpuCata
 		PricesRegion: types.StringValue(prices.Region()),
 	}
 	for _, a := range accels {
-		am := acceleratorModel{DisplayName: a.DisplayName, GPUMemoryGiB: int64(a.MemoryGiB), GPUsPerNode: []int64{}, MachineTypes: []machineTypeModel{}}
+		am := acceleratorModel{DisplayName: a.DisplayName, GPUMemoryGiB: int64(a.MemoryGiB), GPUsPerNode: []int64{}, MachineTypes: []machineTypeModel{},
+			Partitions: []partitionModel{}, MaxClients: catalog.MaxSharedClientsPerGPU}
+		for _, p := range a.Partitions {
+			am.Partitions = append(am.Partitions, partitionModel{Size: p.Size, SlicesPerGPU: int64(p.PerGPU)})
+		}
 		for _, n := range a.Counts() {
 			am.GPUsPerNode = append(am.GPUsPerNode, int64(n))
 		}

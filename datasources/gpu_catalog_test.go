@@ -38,6 +38,17 @@ func TestGPUCatalogState(t *testing.T) {
 		prices pricing.Table
 		want   gpuCatalogModel
 	}{
+		"an A100 lists its MIG partition sizes": {
+			accels: []catalog.Accelerator{{Type: "nvidia-tesla-a100", DisplayName: "NVIDIA A100 40GB", MemoryGiB: 40,
+				MachineTypes: []catalog.MachineType{{Name: "a2-highgpu-1g", GPUsPerNode: 1}},
+				Partitions:   []catalog.Partition{{Size: "1g.5gb", PerGPU: 7}, {Size: "7g.40gb", PerGPU: 1}}}},
+			want: gpuCatalogModel{
+				Accelerators: map[string]acceleratorModel{"nvidia-tesla-a100": {DisplayName: "NVIDIA A100 40GB", GPUMemoryGiB: 40, GPUsPerNode: []int64{1},
+					MachineTypes: []machineTypeModel{{Name: "a2-highgpu-1g", GPUsPerNode: 1}},
+					Partitions:   []partitionModel{{Size: "1g.5gb", SlicesPerGPU: 7}, {Size: "7g.40gb", SlicesPerGPU: 1}}, MaxClients: 48}},
+				Prices: []priceModel{}, PricesSource: types.StringValue(""), PricesDate: types.StringValue(""), PricesRegion: types.StringValue(""),
+			},
+		},
 		"empty table and catalog": {
 			want: gpuCatalogModel{Accelerators: map[string]acceleratorModel{}, Prices: []priceModel{},
 				PricesSource: types.StringValue(""), PricesDate: types.StringValue(""), PricesRegion: types.StringValue("")},
@@ -49,7 +60,7 @@ func TestGPUCatalogState(t *testing.T) {
 				Accelerators: map[string]acceleratorModel{
 					"nvidia-l4": {DisplayName: "NVIDIA L4", GPUMemoryGiB: 24, GPUsPerNode: []int64{1, 2}, MachineTypes: []machineTypeModel{
 						{Name: "g2-standard-4", GPUsPerNode: 1}, {Name: "g2-standard-8", GPUsPerNode: 1}, {Name: "g2-standard-24", GPUsPerNode: 2},
-					}},
+					}, Partitions: []partitionModel{}, MaxClients: 48},
 				},
 				Prices: []priceModel{
 					{Accelerator: "nvidia-b200", Capacity: "on_demand", USDPerGPUHour: 12, Source: "contract", Date: "2026-05-01", Note: "override: contract"},

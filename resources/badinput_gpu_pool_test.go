@@ -39,6 +39,24 @@ func init() {
 		}
 		return map[string]any{key: t}
 	}
+	// a100 sets gpu (one GPU of accelType, partitioned, shared) and its
+	// machine type; nil leaves partition_size or sharing out.
+	a100 := func(accelType, machineType string, partition any, sharing any) map[string]any {
+		g := map[string]any{"type": accelType, "count": 1}
+		if partition != nil {
+			g["partition_size"] = partition
+		}
+		if sharing != nil {
+			g["sharing"] = sharing
+		}
+		if accelType == "nvidia-h100-mega-80gb" {
+			g["count"] = 8
+		}
+		return map[string]any{"gpu": g, "machine_type": machineType}
+	}
+	share := func(strategy string, clients int) map[string]any {
+		return map[string]any{"strategy": strategy, "max_shared_clients_per_gpu": clients}
+	}
 	manyLabels := map[string]any{}
 	for i := range 61 {
 		manyLabels[fmt.Sprintf("label-%02d", i)] = "x"
@@ -96,6 +114,26 @@ func init() {
 			"driver unknown":            {set: map[string]any{"gpu": map[string]any{"type": "nvidia-l4", "count": 1, "driver": "newest"}}, path: "gpu.driver", want: `(?s)Invalid GPU Driver.*default, latest, disabled`},
 			"driver in upper case":      {set: map[string]any{"gpu": map[string]any{"type": "nvidia-l4", "count": 1, "driver": "Latest"}}, path: "gpu.driver", want: `(?s)write "latest"`},
 			"driver empty":              {set: map[string]any{"gpu": map[string]any{"type": "nvidia-l4", "count": 1, "driver": ""}}, path: "gpu.driver", want: `(?s)Empty GPU Driver`},
+
+			// GPU sharing: MIG partition sizes per accelerator, time-sharing and MPS.
+			"MIG on an L4":                            {set: a100("nvidia-l4", "g2-standard-8", "1g.5gb", nil), path: "gpu.partition_size", want: `(?s)GPU Has No MIG Partitions.*nvidia-l4 cannot be partitioned.*time_sharing`},
+			"MIG on an H100 mega":                     {set: a100("nvidia-h100-mega-80gb", "a3-megagpu-8g", "1g.10gb", nil), path: "gpu.partition_size", want: `(?s)nvidia-h100-mega-80gb cannot be partitioned`},
+			"an 80GB size on an A100 40GB":            {set: a100("nvidia-tesla-a100", "a2-highgpu-1g", "1g.10gb", nil), path: "gpu.partition_size", want: `(?s)Partition Size Not Offered.*1g.5gb \(7 per GPU\).*"1g.10gb" is not one of them.*a size of nvidia-h100-80gb, nvidia-a100-80gb`},
+			"an H100-only size on an A100 80GB":       {set: a100("nvidia-a100-80gb", "a2-ultragpu-1g", "1g.20gb", nil), path: "gpu.partition_size", want: `(?s)"1g.20gb" is not one of them.*a size of nvidia-h100-80gb`},
+			"a 40GB size on an H100":                  {set: a100("nvidia-h100-80gb", "a3-highgpu-1g", "1g.5gb", nil), path: "gpu.partition_size", want: `(?s)nvidia-h100-80gb is partitioned into.*"1g.5gb" is not one of them.*a size of nvidia-tesla-a100`},
+			"a 4g size (not offered)":                 {set: a100("nvidia-tesla-a100", "a2-highgpu-1g", "4g.20gb", nil), path: "gpu.partition_size", want: `(?s)4g.20gb gives one partition per GPU.*3 would sit idle`},
+			"a size in upper case":                    {set: a100("nvidia-tesla-a100", "a2-highgpu-1g", "1G.5GB", nil), path: "gpu.partition_size", want: `(?s)lower case: set partition_size = "1g.5gb"`},
+			"a size that is no size":                  {set: a100("nvidia-tesla-a100", "a2-highgpu-1g", "half", nil), path: "gpu.partition_size", want: `(?s)"half" is not one of them\.$`},
+			"partition size empty":                    {set: a100("nvidia-tesla-a100", "a2-highgpu-1g", "", nil), path: "gpu.partition_size", want: `(?s)Empty.*1g.5gb`},
+			"sharing strategy spelled like the label": {set: a100("nvidia-l4", "g2-standard-8", nil, share("time-sharing", 4)), path: "gpu.sharing.strategy", want: `(?s)Invalid GPU Sharing Strategy.*set strategy = "time_sharing"`},
+			"sharing strategy unknown":                {set: a100("nvidia-l4", "g2-standard-8", nil, share("slicing", 4)), path: "gpu.sharing.strategy", want: `(?s)"slicing" is not one of time_sharing, mps`},
+			"sharing strategy in upper case":          {set: a100("nvidia-l4", "g2-standard-8", nil, share("MPS", 4)), path: "gpu.sharing.strategy", want: `(?s)write "mps"`},
+			"one shared client":                       {set: a100("nvidia-l4", "g2-standard-8", nil, share("time_sharing", 1)), path: "gpu.sharing.max_shared_clients_per_gpu", want: `(?s)Too Few Shared Clients.*is 1, which is no sharing.*2 to 48`},
+			"zero shared clients":                     {set: a100("nvidia-l4", "g2-standard-8", nil, share("mps", 0)), path: "gpu.sharing.max_shared_clients_per_gpu", want: `(?s)is 0, which is no container at all`},
+			"49 shared clients":                       {set: a100("nvidia-l4", "g2-standard-8", nil, share("time_sharing", 49)), path: "gpu.sharing.max_shared_clients_per_gpu", want: `(?s)Too Many Shared Clients.*at most 48.*not 49`},
+			"MPS on MIG partitions":                   {set: a100("nvidia-tesla-a100", "a2-highgpu-1g", "1g.5gb", share("mps", 2)), path: "gpu.sharing.strategy", want: `(?s)MPS Does Not Combine With MIG.*set strategy = "time_sharing"`},
+			"sharing without a strategy":              {set: a100("nvidia-l4", "g2-standard-8", nil, map[string]any{"max_shared_clients_per_gpu": 2}), path: "gpu.sharing.strategy", want: `(?s)Missing Configuration.*strategy`},
+			"sharing strategy empty":                  {set: a100("nvidia-l4", "g2-standard-8", nil, share("", 2)), path: "gpu.sharing.strategy", want: `(?s)Empty.*time_sharing`},
 
 			// capacity and reservation.
 			"capacity unknown":          {set: map[string]any{"capacity": "preemptible"}, path: "capacity", want: `(?s)Invalid Capacity.*on_demand, spot, flex_start, reservation`},

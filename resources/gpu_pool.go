@@ -84,6 +84,22 @@ func gpuPoolTimeout(ctx context.Context, m gpuPoolModel, op string) (time.Durati
 
 func quoted(ss []string) string { return "`" + strings.Join(ss, "`, `") + "`" }
 
+// partitionSizesDoc lists the MIG sizes per accelerator, for the schema.
+func partitionSizesDoc() string {
+	var parts []string
+	for _, a := range catalog.Accelerators() {
+		if len(a.Partitions) == 0 {
+			continue
+		}
+		var sizes []string
+		for _, p := range a.Partitions {
+			sizes = append(sizes, fmt.Sprintf("`%s` (%d per GPU)", p.Size, p.PerGPU))
+		}
+		parts = append(parts, "`"+a.Type+"`: "+strings.Join(sizes, ", "))
+	}
+	return "Sizes: " + strings.Join(parts, "; ") + "."
+}
+
 func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	computedString := func(desc string) schema.StringAttribute {
@@ -93,7 +109,7 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 		MarkdownDescription: "A GKE node pool of GPU machines that scales with demand (to zero by default), on on-demand, spot, flex-start " +
 			"(Dynamic Workload Scheduler) or reserved capacity. Wire a Kueue flavor to it with `node_labels = mlplatform_gpu_pool.x.node_selector` " +
 			"and `tolerations = mlplatform_gpu_pool.x.workload_tolerations`; both are known at plan time. Changes GKE makes in place " +
-			"(autoscaling, labels, taints, resource labels, zones, driver, disk, max run duration) are applied in place, one GKE request per field; " +
+			"(autoscaling, labels, taints, resource labels, zones, driver and GPU sharing, disk, max run duration) are applied in place, one GKE request per field; " +
 			"the others replace the pool. Mutations are serialized per cluster and retried while GKE is busy with another operation.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`projects/P/locations/L/clusters/C/nodePools/N`.",
@@ -128,8 +144,27 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 					"count": schema.Int64Attribute{Required: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 						MarkdownDescription: "GPUs per node; must be one the machine type carries. Changing it replaces the pool."},
 					"driver": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(spec.GPUDriverDefault),
-						Validators:          notEmpty("gpu.driver", "leave it out for \"default\", or set one of "+strings.Join(spec.GPUDrivers, ", ")+"."),
-						MarkdownDescription: "NVIDIA driver GKE installs: " + quoted(spec.GPUDrivers) + " (you install it). Default `default`. Changed in place."},
+						Validators: notEmpty("gpu.driver", "leave it out for \"default\", or set one of "+strings.Join(spec.GPUDrivers, ", ")+"."),
+						MarkdownDescription: "NVIDIA driver GKE installs: " + quoted(spec.GPUDrivers) + " (you install it). Default `default`. Changed in place, " +
+							"in one request with `sharing`."},
+					"partition_size": schema.StringAttribute{Optional: true, PlanModifiers: replace,
+						Validators: notEmpty("gpu.partition_size", "leave it out for whole GPUs, or set a MIG size the GPU offers, e.g. \"1g.5gb\" on nvidia-tesla-a100."),
+						MarkdownDescription: "MIG partition size: GKE splits every GPU into partitions of this size, each one `nvidia.com/gpu` to pods. " +
+							partitionSizesDoc() + " `nvidia-l4` has no MIG (use `sharing`). The `4g.*` sizes GKE's partitioner also accepts are not offered: " +
+							"one fits a GPU and leaves 3 of its 7 compute slices idle. Changing it replaces the pool (GKE cannot repartition a pool in place)."},
+					"sharing": schema.SingleNestedAttribute{Optional: true,
+						MarkdownDescription: "Let several containers share each GPU (or each MIG partition): every node then reports `gpu.count` × partitions × " +
+							"`max_shared_clients_per_gpu` as `nvidia.com/gpu` (see `allocatable_gpus_per_node`). A container on a time-shared node may request " +
+							"at most 1 `nvidia.com/gpu`; with MPS more than 1 only on a single-GPU node; otherwise the node refuses the pod " +
+							"(`UnexpectedAdmissionError`). MIG combines with `time_sharing`, not with `mps`. Changed in place, in one request with `driver`; never a replacement.",
+						Attributes: map[string]schema.Attribute{
+							"strategy": schema.StringAttribute{Required: true,
+								Validators: notEmpty("gpu.sharing.strategy", "set \"time_sharing\" or \"mps\"."),
+								MarkdownDescription: "`time_sharing` (containers take turns on the whole GPU) or `mps` (NVIDIA Multi-Process Service: side by side, " +
+									"each with an equal share of memory and compute)."},
+							"max_shared_clients_per_gpu": schema.Int64Attribute{Required: true,
+								MarkdownDescription: "Containers per GPU (or partition): 2 to 48."},
+						}},
 				}},
 			"capacity": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(spec.CapacityOnDemand),
 				PlanModifiers: replace,
@@ -202,8 +237,9 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 				MarkdownDescription: "Run the GKE metadata server on the nodes (`GKE_METADATA`), so pods authenticate with Workload Identity. " +
 					"Default true (needs Workload Identity on the cluster). Changed in place."},
 			"node_selector": schema.MapAttribute{Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "Node labels that select this pool's nodes (`cloud.google.com/gke-nodepool`), known at plan time: " +
-					"use as a ResourceFlavor's `node_labels`."},
+				MarkdownDescription: "Node labels that select this pool's nodes (`cloud.google.com/gke-nodepool`, and with `gpu.partition_size` or " +
+					"`gpu.sharing` GKE's `" + spec.PartitionSizeLabel + "`, `" + spec.SharingStrategyLabel + "` and `" + spec.MaxClientsLabel + "`, so only " +
+					"workloads that ask for slices or shares land there), known at plan time: use as a ResourceFlavor's `node_labels`."},
 			"workload_tolerations": schema.ListNestedAttribute{Computed: true, NestedObject: schema.NestedAttributeObject{Attributes: computedTolerationAttributes()},
 				MarkdownDescription: "Tolerations a pod needs to run here, known at plan time: GKE's `nvidia.com/gpu` taint, the queued-provisioning " +
 					"taint, and each of `taints`. Use as a ResourceFlavor's `tolerations`."},
@@ -221,6 +257,13 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 				MarkdownDescription: "Estimated USD per hour with the pool at `max_nodes` (max_nodes × gpu.count × the price per GPU-hour of the " +
 					"accelerator and capacity type), known at plan time so the plan shows what a change costs. From the provider's price table " +
 					"(`prices` / `prices_file`, else the built-in dated table the `mlplatform_gpu_catalog` data source lists). Null when the table has no price."},
+			"allocatable_gpus_per_node": schema.Int64Attribute{Computed: true,
+				MarkdownDescription: "What one node reports as `nvidia.com/gpu`, known at plan time: `gpu.count` × MIG partitions per GPU × " +
+					"`sharing.max_shared_clients_per_gpu`, e.g. 7 for one A100 at `1g.5gb`, 21 with 3 time-sharing clients on top. GKE keeps every slice " +
+					"and share `nvidia.com/gpu`, so a Kueue quota on this pool's flavor counts these, not GPUs."},
+			"estimated_hourly_cost_per_slice_usd": schema.Float64Attribute{Computed: true,
+				MarkdownDescription: "Estimated USD per hour of one `nvidia.com/gpu` on this pool (the price per GPU-hour divided by partitions × shared " +
+					"clients; the GPU-hour price without MIG or sharing), rounded to 1/10,000 dollar, known at plan time. Null when the price table has no price."},
 			"version": computedString("Kubernetes version of the nodes (GKE upgrades it)."),
 			"status":  computedString("GKE's status of the pool: `RUNNING`, `RECONCILING`, `ERROR`, ... A pool in `ERROR` is replaced by the next apply."),
 		},
@@ -261,6 +304,7 @@ func connectGPUPools(ctx context.Context, c *platform.Clients, _ bool, diags *di
 func (r *GPUPool) state(ctx context.Context, got reconcile.ObservedGPUPool, prior gpuPoolModel, diags *diag.Diagnostics) gpuPoolModel {
 	m := gpuPoolState(ctx, got, prior, diags)
 	m.EstimatedCost = estimatedCost(r.prices(), got.Spec)
+	m.SliceCost = sliceCost(r.prices(), got.Spec)
 	return m
 }
 

@@ -48,13 +48,22 @@ type gpuPoolModel struct {
 	Version             types.String   `tfsdk:"version"`
 	Status              types.String   `tfsdk:"status"`
 	EstimatedCost       types.Float64  `tfsdk:"estimated_hourly_cost_usd"`
+	SliceCost           types.Float64  `tfsdk:"estimated_hourly_cost_per_slice_usd"`
+	Allocatable         types.Int64    `tfsdk:"allocatable_gpus_per_node"`
 	Timeouts            timeouts.Value `tfsdk:"timeouts"`
 }
 
 type gpuModel struct {
-	Type   types.String `tfsdk:"type"`
-	Count  types.Int64  `tfsdk:"count"`
-	Driver types.String `tfsdk:"driver"`
+	Type          types.String `tfsdk:"type"`
+	Count         types.Int64  `tfsdk:"count"`
+	Driver        types.String `tfsdk:"driver"`
+	PartitionSize types.String `tfsdk:"partition_size"`
+	Sharing       types.Object `tfsdk:"sharing"`
+}
+
+type gpuSharingModel struct {
+	Strategy   types.String `tfsdk:"strategy"`
+	MaxClients types.Int64  `tfsdk:"max_shared_clients_per_gpu"`
 }
 
 type reservationModel struct {
@@ -79,7 +88,9 @@ type poolTaintModel struct {
 }
 
 var (
-	gpuType         = map[string]attr.Type{"type": types.StringType, "count": types.Int64Type, "driver": types.StringType}
+	gpuSharingType = map[string]attr.Type{"strategy": types.StringType, "max_shared_clients_per_gpu": types.Int64Type}
+	gpuType        = map[string]attr.Type{"type": types.StringType, "count": types.Int64Type, "driver": types.StringType,
+		"partition_size": types.StringType, "sharing": types.ObjectType{AttrTypes: gpuSharingType}}
 	reservationType = map[string]attr.Type{"affinity": types.StringType, "name": types.StringType}
 	autoscalingType = map[string]attr.Type{"min_nodes": types.Int64Type, "max_nodes": types.Int64Type, "location_policy": types.StringType}
 	diskType        = map[string]attr.Type{"size_gb": types.Int64Type, "type": types.StringType}
@@ -109,7 +120,11 @@ func (m gpuPoolModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.
 	}
 	var g gpuModel
 	if objectAs(ctx, m.GPU, &g, diags) {
-		p.GPU = spec.GPU{Type: g.Type.ValueString(), Count: int(g.Count.ValueInt64()), Driver: g.Driver.ValueString()}
+		p.GPU = spec.GPU{Type: g.Type.ValueString(), Count: int(g.Count.ValueInt64()), Driver: g.Driver.ValueString(), PartitionSize: g.PartitionSize.ValueString()}
+		var sh gpuSharingModel
+		if objectAs(ctx, g.Sharing, &sh, diags) {
+			p.GPU.Sharing = &spec.GPUSharing{Strategy: sh.Strategy.ValueString(), MaxClients: int(sh.MaxClients.ValueInt64())}
+		}
 	}
 	var r reservationModel
 	if objectAs(ctx, m.Reservation, &r, diags) {
@@ -215,8 +230,15 @@ func gpuPoolState(ctx context.Context, o reconcile.ObservedGPUPool, prior gpuPoo
 	}
 	m.NodeLocations = stringSetValue(nonNil(s.NodeLocations))
 	var d diag.Diagnostics
-	m.GPU, d = modelObject(gpuType, gpuModel{Type: types.StringValue(s.GPU.Type), Count: types.Int64Value(int64(s.GPU.Count)), Driver: types.StringValue(s.GPU.Driver)})
+	sharing := types.ObjectNull(gpuSharingType)
+	if sh := s.GPU.Sharing; sh != nil {
+		sharing, d = modelObject(gpuSharingType, gpuSharingModel{Strategy: types.StringValue(sh.Strategy), MaxClients: types.Int64Value(int64(sh.MaxClients))})
+		diags.Append(d...)
+	}
+	m.GPU, d = modelObject(gpuType, gpuModel{Type: types.StringValue(s.GPU.Type), Count: types.Int64Value(int64(s.GPU.Count)),
+		Driver: types.StringValue(s.GPU.Driver), PartitionSize: optString(s.GPU.PartitionSize), Sharing: sharing})
 	diags.Append(d...)
+	m.Allocatable = types.Int64Value(int64(s.AllocatableGPUsPerNode()))
 	m.Reservation = types.ObjectNull(reservationType)
 	if r := s.Reservation; r != nil {
 		m.Reservation, d = modelObject(reservationType, reservationModel{Affinity: types.StringValue(r.Affinity), Name: optString(r.Name)})
@@ -275,4 +297,15 @@ func estimatedCost(t pricing.Table, p spec.GPUPool) types.Float64 {
 		return types.Float64Null()
 	}
 	return types.Float64Value(math.Round(usd*100) / 100)
+}
+
+// sliceCost is the price per hour of one nvidia.com/gpu of the pool (a GPU,
+// a MIG partition or a share), to 1/10,000 dollar; null without a price.
+func sliceCost(t pricing.Table, p spec.GPUPool) types.Float64 {
+	usd, ok := t.HourlyPerGPU(p.GPU.Type, p.Capacity)
+	if !ok {
+		return types.Float64Null()
+	}
+	perSlice := usd / float64(p.GPU.PartitionsPerGPU()*p.GPU.ClientsPerGPU())
+	return types.Float64Value(math.Round(perSlice*10000) / 10000)
 }

@@ -111,7 +111,8 @@ func TestGPUPoolKnownSkipsRulesOnUnknownInputs(t *testing.T) {
 	base := gpuPoolModel{
 		Name: types.StringValue("l4"), Project: types.StringNull(), Location: types.StringNull(), Cluster: types.StringNull(),
 		NodeLocations: types.SetNull(types.StringType), MachineType: types.StringValue("g2-standard-8"),
-		GPU:      types.ObjectValueMust(gpuType, map[string]attr.Value{"type": types.StringValue("nvidia-l4"), "count": types.Int64Value(1), "driver": types.StringNull()}),
+		GPU: types.ObjectValueMust(gpuType, map[string]attr.Value{"type": types.StringValue("nvidia-l4"), "count": types.Int64Value(1), "driver": types.StringNull(),
+			"partition_size": types.StringNull(), "sharing": types.ObjectNull(gpuSharingType)}),
 		Capacity: types.StringValue("spot"), Reservation: types.ObjectNull(reservationType), MaxRunDuration: types.StringNull(),
 		QueuedProvisioning: types.BoolValue(false), Placement: types.StringNull(),
 		Autoscaling: types.ObjectValueMust(autoscalingType, map[string]attr.Value{"min_nodes": types.Int64Value(0), "max_nodes": types.Int64Value(4),

@@ -224,12 +224,23 @@ func (r *GPUPool) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 	}
 	var diags diag.Diagnostics
 	p := plan.toSpec(ctx, &diags) // problems were reported by ValidateConfig
-	if plan.Name.IsUnknown() {
+	gpuKnown := !plan.GPU.IsUnknown() && fullyKnown(ctx, plan.GPU)
+	if plan.Name.IsUnknown() || !gpuKnown {
 		plan.NodeSelector = types.MapUnknown(types.StringType)
 	} else {
 		plan.NodeSelector = nodeSelectorState(ctx, p, &diags)
 	}
-	if plan.GPU.IsUnknown() || !fullyKnown(ctx, plan.GPU) || plan.Capacity.IsUnknown() || !fullyKnown(ctx, plan.Autoscaling) {
+	if !gpuKnown {
+		plan.Allocatable = types.Int64Unknown()
+	} else {
+		plan.Allocatable = types.Int64Value(int64(p.AllocatableGPUsPerNode()))
+	}
+	if !gpuKnown || plan.Capacity.IsUnknown() {
+		plan.SliceCost = types.Float64Unknown()
+	} else {
+		plan.SliceCost = sliceCost(r.prices(), p)
+	}
+	if !gpuKnown || plan.Capacity.IsUnknown() || !fullyKnown(ctx, plan.Autoscaling) {
 		plan.EstimatedCost = types.Float64Unknown()
 	} else {
 		plan.EstimatedCost = estimatedCost(r.prices(), p)

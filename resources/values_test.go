@@ -189,7 +189,8 @@ func TestObjectAs(t *testing.T) {
 	ctx := context.Background()
 	var diags diag.Diagnostics
 	var g gpuModel
-	o := types.ObjectValueMust(gpuType, map[string]attr.Value{"type": types.StringValue("nvidia-l4"), "count": types.Int64Value(1), "driver": types.StringNull()})
+	o := types.ObjectValueMust(gpuType, map[string]attr.Value{"type": types.StringValue("nvidia-l4"), "count": types.Int64Value(1), "driver": types.StringNull(),
+		"partition_size": types.StringNull(), "sharing": types.ObjectNull(gpuSharingType)})
 	if !objectAs(ctx, o, &g, &diags) || g.Type.ValueString() != "nvidia-l4" || diags.HasError() {
 		t.Errorf("object: %v %v", g, diags)
 	}

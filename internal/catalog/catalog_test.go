@@ -54,3 +54,43 @@ func TestLookup(t *testing.T) {
 		t.Errorf("catalog changed through Accelerators(): %v", got)
 	}
 }
+
+func TestPartitions(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		accel string
+		want  []string
+	}{
+		"A100 40GB":                 {"nvidia-tesla-a100", []string{"1g.5gb", "2g.10gb", "3g.20gb", "7g.40gb"}},
+		"A100 80GB":                 {"nvidia-a100-80gb", []string{"1g.10gb", "2g.20gb", "3g.40gb", "7g.80gb"}},
+		"H100 80GB":                 {"nvidia-h100-80gb", []string{"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"}},
+		"L4 has no MIG":             {"nvidia-l4", []string{}},
+		"H100 mega has none listed": {"nvidia-h100-mega-80gb", []string{}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a, _ := Lookup(tc.accel)
+			if diff := cmp.Diff(tc.want, a.PartitionSizes()); diff != "" {
+				t.Errorf("PartitionSizes(%q) (-want +got):\n%s", tc.accel, diff)
+			}
+		})
+	}
+	perGPU := map[string]int{}
+	for _, size := range []string{"1g.5gb", "2g.10gb", "3g.20gb", "7g.40gb"} {
+		a, _ := Lookup("nvidia-tesla-a100")
+		p, _ := a.Partition(size)
+		perGPU[size] = p.PerGPU
+	}
+	h, _ := Lookup("nvidia-h100-80gb")
+	p, _ := h.Partition("1g.20gb")
+	perGPU["h100 1g.20gb"] = p.PerGPU
+	want := map[string]int{"1g.5gb": 7, "2g.10gb": 3, "3g.20gb": 2, "7g.40gb": 1, "h100 1g.20gb": 4}
+	if diff := cmp.Diff(want, perGPU); diff != "" {
+		t.Errorf("partitions per GPU (-want +got):\n%s", diff)
+	}
+	Accelerators()[3].Partitions[0].PerGPU = 99
+	if a, _ := Lookup("nvidia-tesla-a100"); a.Partitions[0].PerGPU != 7 {
+		t.Error("catalog changed through Accelerators()")
+	}
+}

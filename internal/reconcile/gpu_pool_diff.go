@@ -48,6 +48,7 @@ func diff(desired spec.GPUPool, actual *containerpb.NodePool) (immutable []strin
 	check("machine_type", wantMT != "", wantMT != cur.MachineType)
 	check("gpu.type", true, desired.GPU.Type != cur.GPU.Type)
 	check("gpu.count", true, desired.GPU.Count != cur.GPU.Count)
+	check("gpu.partition_size", true, desired.GPU.PartitionSize != cur.GPU.PartitionSize)
 	check("capacity", true, desired.Capacity != cur.Capacity)
 	check("queued_provisioning", true, desired.QueuedProvisioning != cur.QueuedProvisioning)
 	check("placement", true, desired.Placement != cur.Placement)
@@ -102,8 +103,11 @@ func diff(desired spec.GPUPool, actual *containerpb.NodePool) (immutable []strin
 			r.ResourceLabels = &containerpb.ResourceLabels{Labels: wantRL}
 		})
 	}
-	if d := orDefault(desired.GPU.Driver, spec.GPUDriverDefault); d != cur.GPU.Driver {
-		update("gpu.driver", func(r *containerpb.UpdateNodePoolRequest) { r.Accelerators = acceleratorsPB(desired.GPU) })
+	// The driver and GPU sharing change in place, in one accelerators
+	// request that carries the whole accelerator (magic-modules PR #18493,
+	// verified on GKE): type, count and partition size as they are.
+	if orDefault(desired.GPU.Driver, spec.GPUDriverDefault) != cur.GPU.Driver || !sameSharing(desired.GPU.Sharing, cur.GPU.Sharing) {
+		update("gpu", func(r *containerpb.UpdateNodePoolRequest) { r.Accelerators = acceleratorsPB(desired.GPU) })
 	}
 	if (desired.DiskSizeGB != 0 && desired.DiskSizeGB != cur.DiskSizeGB) || (desired.DiskType != "" && desired.DiskType != cur.DiskType) {
 		update("disk", func(r *containerpb.UpdateNodePoolRequest) {
@@ -120,6 +124,13 @@ func diff(desired spec.GPUPool, actual *containerpb.NodePool) (immutable []strin
 		})
 	}
 	return immutable, out
+}
+
+func sameSharing(a, b *spec.GPUSharing) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func nonNil(m map[string]string) map[string]string {

@@ -59,9 +59,35 @@ func TestDiff(t *testing.T) {
 		},
 		"driver": {
 			edit: func(p *spec.GPUPool) { p.GPU.Driver = spec.GPUDriverLatest },
-			want: []reconcile.Action{{Field: "gpu.driver", Update: &containerpb.UpdateNodePoolRequest{Name: name, Accelerators: []*containerpb.AcceleratorConfig{{
+			want: []reconcile.Action{{Field: "gpu", Update: &containerpb.UpdateNodePoolRequest{Name: name, Accelerators: []*containerpb.AcceleratorConfig{{
 				AcceleratorType: "nvidia-l4", AcceleratorCount: 1,
 				GpuDriverInstallationConfig: &containerpb.GPUDriverInstallationConfig{GpuDriverVersion: containerpb.GPUDriverInstallationConfig_LATEST.Enum()}}}}}},
+		},
+		"sharing added: one accelerators request with the driver": {
+			edit: func(p *spec.GPUPool) {
+				p.GPU.Sharing = &spec.GPUSharing{Strategy: spec.SharingTimeSharing, MaxClients: 4}
+			},
+			want: []reconcile.Action{{Field: "gpu", Update: &containerpb.UpdateNodePoolRequest{Name: name, Accelerators: []*containerpb.AcceleratorConfig{{
+				AcceleratorType: "nvidia-l4", AcceleratorCount: 1,
+				GpuSharingConfig: &containerpb.GPUSharingConfig{MaxSharedClientsPerGpu: 4,
+					GpuSharingStrategy: containerpb.GPUSharingConfig_TIME_SHARING.Enum()},
+				GpuDriverInstallationConfig: &containerpb.GPUDriverInstallationConfig{GpuDriverVersion: containerpb.GPUDriverInstallationConfig_DEFAULT.Enum()}}}}}},
+		},
+		"sharing changed out of band": {
+			edit: func(p *spec.GPUPool) { p.GPU.Sharing = &spec.GPUSharing{Strategy: spec.SharingMPS, MaxClients: 2} },
+			server: func(np *containerpb.NodePool) {
+				np.Config.Accelerators[0].GpuSharingConfig = &containerpb.GPUSharingConfig{MaxSharedClientsPerGpu: 3,
+					GpuSharingStrategy: containerpb.GPUSharingConfig_MPS.Enum()}
+			},
+			want: []reconcile.Action{{Field: "gpu", Update: &containerpb.UpdateNodePoolRequest{Name: name, Accelerators: []*containerpb.AcceleratorConfig{{
+				AcceleratorType: "nvidia-l4", AcceleratorCount: 1,
+				GpuSharingConfig: &containerpb.GPUSharingConfig{MaxSharedClientsPerGpu: 2,
+					GpuSharingStrategy: containerpb.GPUSharingConfig_MPS.Enum()},
+				GpuDriverInstallationConfig: &containerpb.GPUDriverInstallationConfig{GpuDriverVersion: containerpb.GPUDriverInstallationConfig_DEFAULT.Enum()}}}}}},
+		},
+		"partition size needs replacement": {
+			server:  func(np *containerpb.NodePool) { np.Config.Accelerators[0].GpuPartitionSize = "1g.5gb" },
+			wantErr: "differs in gpu.partition_size",
 		},
 		"disk size only": {
 			edit: func(p *spec.GPUPool) { p.DiskSizeGB = 200 },

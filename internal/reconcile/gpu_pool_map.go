@@ -25,6 +25,9 @@ var (
 		"NoSchedule": containerpb.NodeTaint_NO_SCHEDULE, "PreferNoSchedule": containerpb.NodeTaint_PREFER_NO_SCHEDULE,
 		"NoExecute": containerpb.NodeTaint_NO_EXECUTE,
 	}
+	sharingToPB = map[string]containerpb.GPUSharingConfig_GPUSharingStrategy{
+		spec.SharingTimeSharing: containerpb.GPUSharingConfig_TIME_SHARING, spec.SharingMPS: containerpb.GPUSharingConfig_MPS,
+	}
 	policyToPB = map[string]containerpb.NodePoolAutoscaling_LocationPolicy{
 		spec.LocationPolicyBalanced: containerpb.NodePoolAutoscaling_BALANCED, spec.LocationPolicyAny: containerpb.NodePoolAutoscaling_ANY,
 	}
@@ -39,9 +42,10 @@ func invert[K, V comparable](m map[K]V) map[V]K {
 }
 
 var (
-	driverFromPB = invert(driverToPB)
-	effectFromPB = invert(effectToPB)
-	policyFromPB = invert(policyToPB)
+	driverFromPB  = invert(driverToPB)
+	sharingFromPB = invert(sharingToPB)
+	effectFromPB  = invert(effectToPB)
+	policyFromPB  = invert(policyToPB)
 )
 
 const reservationNameKey = "compute.googleapis.com/reservation-name"
@@ -121,11 +125,19 @@ func acceleratorsPB(g spec.GPU) []*containerpb.AcceleratorConfig {
 	if d == "" {
 		d = spec.GPUDriverDefault
 	}
-	return []*containerpb.AcceleratorConfig{{
+	a := &containerpb.AcceleratorConfig{
 		AcceleratorType:             g.Type,
 		AcceleratorCount:            int64(g.Count),
+		GpuPartitionSize:            g.PartitionSize,
 		GpuDriverInstallationConfig: &containerpb.GPUDriverInstallationConfig{GpuDriverVersion: driverToPB[d].Enum()},
-	}}
+	}
+	if s := g.Sharing; s != nil {
+		a.GpuSharingConfig = &containerpb.GPUSharingConfig{
+			MaxSharedClientsPerGpu: int64(s.MaxClients),
+			GpuSharingStrategy:     sharingToPB[s.Strategy].Enum(),
+		}
+	}
+	return []*containerpb.AcceleratorConfig{a}
 }
 
 func autoscalingPB(p spec.GPUPool) *containerpb.NodePoolAutoscaling {
@@ -192,6 +204,12 @@ func FromNodePool(ref GPUPoolRef, np *containerpb.NodePool, hint spec.GPUPool) s
 		p.GPU = spec.GPU{Type: accs[0].GetAcceleratorType(), Count: int(accs[0].GetAcceleratorCount()), Driver: spec.GPUDriverDefault}
 		if d, ok := driverFromPB[accs[0].GetGpuDriverInstallationConfig().GetGpuDriverVersion()]; ok {
 			p.GPU.Driver = d
+		}
+		p.GPU.PartitionSize = accs[0].GetGpuPartitionSize()
+		if sc := accs[0].GetGpuSharingConfig(); sc != nil {
+			// An unknown strategy reads as "" (plan-time validation names the
+			// allowed ones), so the drift shows rather than being dropped.
+			p.GPU.Sharing = &spec.GPUSharing{Strategy: sharingFromPB[sc.GetGpuSharingStrategy()], MaxClients: int(sc.GetMaxSharedClientsPerGpu())}
 		}
 	}
 	// Capacity and reservation.

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,9 +42,67 @@ type GPUPool struct {
 
 // GPU is the accelerator every node of the pool carries.
 type GPU struct {
-	Type   string
-	Count  int
-	Driver string // GPUDriverDefault | GPUDriverLatest | GPUDriverDisabled
+	Type          string
+	Count         int
+	Driver        string      // GPUDriverDefault | GPUDriverLatest | GPUDriverDisabled
+	PartitionSize string      // MIG partition size, e.g. "1g.5gb"; "" = whole GPUs
+	Sharing       *GPUSharing // time-sharing or MPS; nil = none
+}
+
+// GPUSharing lets several containers share each GPU (or MIG partition).
+type GPUSharing struct {
+	Strategy   string // SharingTimeSharing | SharingMPS
+	MaxClients int    // max_shared_clients_per_gpu, 2 to 48
+}
+
+// GPU sharing strategies (containerpb GPUSharingConfig: TIME_SHARING | MPS).
+const (
+	SharingTimeSharing = "time_sharing"
+	SharingMPS         = "mps"
+)
+
+// SharingStrategies, for Validate and the schema's descriptions.
+var SharingStrategies = []string{SharingTimeSharing, SharingMPS}
+
+// Node labels GKE puts on the nodes of a pool with MIG or GPU sharing
+// (GKE, "Running multi-instance GPUs", "Share GPUs with multiple workloads").
+const (
+	PartitionSizeLabel   = "cloud.google.com/gke-gpu-partition-size"
+	SharingStrategyLabel = "cloud.google.com/gke-gpu-sharing-strategy"
+	MaxClientsLabel      = "cloud.google.com/gke-max-shared-clients-per-gpu"
+)
+
+// sharingLabelValue is how GKE's node label spells a strategy.
+var sharingLabelValue = map[string]string{SharingTimeSharing: "time-sharing", SharingMPS: "mps"}
+
+// PartitionsPerGPU is how many MIG partitions one GPU holds: 1 without MIG
+// (or with a size the catalog does not know, which Validate refuses).
+func (g GPU) PartitionsPerGPU() int {
+	if a, ok := catalog.Lookup(g.Type); ok {
+		if p, ok := a.Partition(g.PartitionSize); ok {
+			return p.PerGPU
+		}
+	}
+	return 1
+}
+
+// ClientsPerGPU is how many containers share one GPU or partition: 1
+// without sharing.
+func (g GPU) ClientsPerGPU() int {
+	if g.Sharing == nil || g.Sharing.MaxClients < 1 {
+		return 1
+	}
+	return g.Sharing.MaxClients
+}
+
+// Sliced reports whether a node's nvidia.com/gpu count is not its GPUs.
+func (g GPU) Sliced() bool { return g.PartitionSize != "" || g.Sharing != nil }
+
+// AllocatableGPUsPerNode is what one node reports as nvidia.com/gpu: GPUs ×
+// partitions per GPU × shared clients (GKE keeps every slice and share
+// nvidia.com/gpu), e.g. 7 for one A100 at 1g.5gb, 21 with 3 clients on top.
+func (p GPUPool) AllocatableGPUsPerNode() int {
+	return p.GPU.Count * p.GPU.PartitionsPerGPU() * p.GPU.ClientsPerGPU()
 }
 
 // Reservation names the Compute Engine reservation a pool consumes.
@@ -134,9 +193,19 @@ func PickMachineType(gpuType string, count int) (string, bool) {
 }
 
 // NodeSelector is the node labels that select the pool's nodes, for a
-// Kueue ResourceFlavor's node_labels.
+// Kueue ResourceFlavor's node_labels: the pool's name and, with MIG or GPU
+// sharing, GKE's labels for them, so that only workloads that ask for
+// slices or shares land there.
 func (p GPUPool) NodeSelector() map[string]string {
-	return map[string]string{NodePoolLabel: p.Name}
+	out := map[string]string{NodePoolLabel: p.Name}
+	if p.GPU.PartitionSize != "" {
+		out[PartitionSizeLabel] = p.GPU.PartitionSize
+	}
+	if s := p.GPU.Sharing; s != nil {
+		out[SharingStrategyLabel] = sharingLabelValue[s.Strategy]
+		out[MaxClientsLabel] = strconv.Itoa(s.MaxClients)
+	}
+	return out
 }
 
 // WorkloadTolerations are the tolerations a pod needs to run on the pool:

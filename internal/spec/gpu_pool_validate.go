@@ -120,6 +120,7 @@ func (p GPUPool) validateGPU(errs *FieldErrors) {
 			p.GPU.Type, strings.Join(catalog.Types(), ", "), poolCaseHint(p.GPU.Type, catalog.Types()))
 		return // the count and machine type cannot be checked against a GPU that does not exist
 	}
+	p.validateSharing(a, errs)
 	if !slices.Contains(a.Counts(), p.GPU.Count) {
 		// On the accelerator-optimized families the GPUs are part of the
 		// machine shape: only the counts of its machine types exist.
