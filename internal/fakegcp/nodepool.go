@@ -174,6 +174,23 @@ func instanceGroupURLs(project string, c *containerpb.Cluster, np *containerpb.N
 	return urls
 }
 
+// hyperdiskOnlySeries boot only from Hyperdisk, so GKE's default boot disk
+// there is hyperdisk-balanced: recorded for n4-standard-2 (k8s-config-connector
+// containernodepool-advanced-machine-features/_http.log); C4, C4A and C4D
+// support Hyperdisk only too (Compute Engine machine series, disk types).
+var hyperdiskOnlySeries = []string{"n4", "c4", "c4a", "c4d"}
+
+// defaultDiskType is GKE's boot disk type for a machine type created
+// without one: pd-balanced (recorded for e2-medium, n2-standard-2), or
+// hyperdisk-balanced on series that cannot boot from Persistent Disk.
+func defaultDiskType(machineType string) string {
+	series, _, _ := strings.Cut(machineType, "-")
+	if slices.Contains(hyperdiskOnlySeries, series) {
+		return "hyperdisk-balanced"
+	}
+	return "pd-balanced"
+}
+
 // defaultNodePool fills server-side defaults the way GKE does (subset).
 func defaultNodePool(project string, c *containerpb.Cluster, np *containerpb.NodePool) {
 	if np.Config == nil {
@@ -187,7 +204,7 @@ func defaultNodePool(project string, c *containerpb.Cluster, np *containerpb.Nod
 		cfg.DiskSizeGb = 100
 	}
 	if cfg.DiskType == "" {
-		cfg.DiskType = "pd-balanced"
+		cfg.DiskType = defaultDiskType(cfg.MachineType)
 	}
 	if cfg.ImageType == "" {
 		cfg.ImageType = "COS_CONTAINERD"

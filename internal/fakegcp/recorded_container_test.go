@@ -60,11 +60,6 @@ var gkeRecordedIgnored = []struct {
 		"recAMF (containernodepool-advanced-machine-features, v1beta1) records no operationType on the taints " +
 		"update nor its DONE GetOperation (as containernodepool-removetaint); the fake reports UPGRADE_NODES, as " +
 		"recTaint and recRootNew record it"},
-	{path: "config.diskType", only: []string{"amf/get-created", "amf/get-updated"}, reason: "UNFIXED: recAMF " +
-		"reads back diskType hyperdisk-balanced for an n4-standard-2 pool created without a disk type; the fake " +
-		"defaults every machine type to pd-balanced"},
-	{path: "config.bootDisk.diskType", only: []string{"amf/get-created", "amf/get-updated"}, reason: "UNFIXED: " +
-		"recAMF: bootDisk.diskType hyperdisk-balanced (n4-standard-2), the fake pd-balanced; see config.diskType"},
 	{path: "autoscaling.locationPolicy", only: []string{"amf/get-created"}, reason: "recAMF (v1beta1, as the " +
 		"stored recRoot) reads back no locationPolicy after create; recTaint and recRootNew read back BALANCED for " +
 		"an autoscaled pool, which the fake serves (see locationPolicy above). After SetNodePoolAutoscaling the " +

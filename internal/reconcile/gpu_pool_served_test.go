@@ -57,6 +57,17 @@ func TestServedPoolHasNoDrift(t *testing.T) {
 			p.Capacity, p.QueuedProvisioning = spec.CapacityFlexStart, true
 			return p
 		}(),
+		"A100 at MIG 1g.5gb with time-sharing": func() spec.GPUPool {
+			p := base("a100-mig")
+			p.GPU, p.MachineType = spec.GPU{Type: "nvidia-tesla-a100", Count: 1, PartitionSize: "1g.5gb",
+				Sharing: &spec.GPUSharing{Strategy: spec.SharingTimeSharing, MaxClients: 3}}, "a2-highgpu-1g"
+			return p
+		}(),
+		"L4 with MPS": func() spec.GPUPool {
+			p := base("l4-mps")
+			p.GPU.Sharing = &spec.GPUSharing{Strategy: spec.SharingMPS, MaxClients: 4}
+			return p
+		}(),
 		"H100 with disk and driver": func() spec.GPUPool {
 			p := base("h100")
 			p.GPU, p.MachineType = spec.GPU{Type: "nvidia-h100-80gb", Count: 8, Driver: spec.GPUDriverLatest}, "a3-highgpu-8g"
