@@ -1,4 +1,4 @@
-# Kueue: three kinds of GPU capacity and the cohort the teams share. Each
+# Kueue: four kinds of GPU capacity and the cohort the teams share. Each
 # team's ClusterQueue and LocalQueue are in modules/team (teams.tf).
 
 # --- Flavors: one per GPU node pool (pools.tf) -------------------------------
@@ -20,6 +20,15 @@ resource "mlplatform_resource_flavor" "h100_flex" {
   name        = "h100-flex"
   node_labels = mlplatform_gpu_pool.h100_flex.node_selector
   tolerations = mlplatform_gpu_pool.h100_flex.workload_tolerations
+}
+
+# MIG slices (A100 1g.5gb): its nvidia.com/gpu are slices. node_labels include
+# cloud.google.com/gke-gpu-partition-size = "1g.5gb", so a pod that selects
+# that label is admitted only here. Teams list it last (teams.tf).
+resource "mlplatform_resource_flavor" "a100_mig" {
+  name        = "a100-mig"
+  node_labels = mlplatform_gpu_pool.a100_mig.node_selector
+  tolerations = mlplatform_gpu_pool.a100_mig.workload_tolerations
 }
 
 # --- Flex-start (Dynamic Workload Scheduler) admission check -------------------

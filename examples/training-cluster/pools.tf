@@ -1,5 +1,5 @@
 # --- GPU node pools ----------------------------------------------------------------
-# All three scale to zero (min_nodes defaults to 0) and carry cost labels
+# All four scale to zero (min_nodes defaults to 0) and carry cost labels
 # (mlplatform-pool, mlplatform-gpu, mlplatform-capacity, plus owner) on every
 # VM, so each GPU-hour can be traced. max_nodes is sized so the pools can hold
 # every team's nominal quota at once: `mlplatform report` flags a plan where
@@ -41,4 +41,25 @@ resource "mlplatform_gpu_pool" "h100_flex" {
   max_run_duration    = "72h"
   autoscaling         = { max_nodes = 12 }
   resource_labels     = { owner = "ml-platform" }
+}
+
+# A100 40GB at MIG 1g.5gb on spot, for development and smoke tests: GKE splits
+# every GPU into 7 partitions of 5 GB, each one nvidia.com/gpu to pods, so a
+# node reports 7 (allocatable_gpus_per_node) and a Kueue quota on its flavor
+# counts slices, not GPUs. 2 nodes × 1 GPU × 7 = 14 slices. machine_type is
+# the only one 1 × nvidia-tesla-a100 fits, spelled out. node_selector carries
+# GKE's cloud.google.com/gke-gpu-partition-size label, so only pods that ask
+# for 1g.5gb slices (or that Kueue admits on this flavor) land here. Changing
+# partition_size replaces the pool.
+resource "mlplatform_gpu_pool" "a100_mig" {
+  name         = "a100-mig"
+  machine_type = "a2-highgpu-1g"
+  gpu          = { type = "nvidia-tesla-a100", count = 1, partition_size = "1g.5gb" }
+  capacity     = "spot"
+  autoscaling  = { max_nodes = 2 }
+
+  taints = {
+    "cloud.google.com/gke-spot" = { value = "true", effect = "NoSchedule" }
+  }
+  resource_labels = { owner = "ml-platform" }
 }
