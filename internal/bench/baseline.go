@@ -16,7 +16,7 @@ import (
 func Baseline(n int) map[string]string {
 	var teams strings.Builder
 	for i := range n {
-		fmt.Fprintf(&teams, "    %s = { l4 = \"%d\", h100_spot = \"%d\", h100_flex = \"%d\" }\n", TeamName(i), 1+i%4, 8*(1+i%2), 8*(1+i%4))
+		fmt.Fprintf(&teams, "    %s = { l4 = \"%d\", h100_spot = \"%d\", h100_flex = \"%d\", a100_mig = \"%d\" }\n", TeamName(i), 1+i%4, 8*(1+i%2), 8*(1+i%4), 1+i%7)
 	}
 	return map[string]string{
 		"main.tf": `# Terraform alone: examples/training-cluster's shape with terraform_data
@@ -25,7 +25,7 @@ func Baseline(n int) map[string]string {
 locals {
   teams = {
 ` + teams.String() + `  }
-  flavors = ["l4-dev", "h100-spot", "h100-flex"]
+  flavors = ["l4-dev", "h100-spot", "h100-flex", "a100-mig"]
 }
 
 resource "terraform_data" "pool" {
@@ -57,7 +57,7 @@ module "team" {
 
   name   = each.key
   cohort = terraform_data.cohort.output.name
-  flavors = [for f, gpus in { "l4-dev" = each.value.l4, "h100-spot" = each.value.h100_spot, "h100-flex" = each.value.h100_flex } : {
+  flavors = [for f, gpus in { "l4-dev" = each.value.l4, "h100-spot" = each.value.h100_spot, "h100-flex" = each.value.h100_flex, "a100-mig" = each.value.a100_mig } : {
     name = terraform_data.flavor[f].output.name, cpu = "48", memory = "192Gi", gpus = gpus
   }]
 }

@@ -74,11 +74,11 @@ var teamsRE = regexp.MustCompile(`(?m)^  teams = \{\n(?:    .*\n)*  \}\n`)
 
 // Config is examples/training-cluster (example, its files by name) grown to
 // n teams: its teams map is replaced, everything else is the example as it
-// is. So it declares shared 3 GPU pools, 3 flavors wired from them, a
+// is. So it declares shared 4 GPU pools, 4 flavors wired from them, a
 // cohort, the flex-start admission check and 3 priority classes, and per
 // team a namespace, a Workload Identity binding to a Google service account
 // made for the team, a default-deny network policy, a ClusterQueue with GPU,
-// CPU and memory quota on the 3 flavors, and a LocalQueue. Teams are t000,
+// CPU and memory quota on the 4 flavors, and a LocalQueue. Teams are t000,
 // t001, ...; the teams of a smaller n are a prefix of those of a larger one,
 // so growing n only adds resources.
 func Config(example map[string]string, n int) (map[string]string, error) {
@@ -86,8 +86,8 @@ func Config(example map[string]string, n int) (map[string]string, error) {
 	teams.WriteString("  teams = {\n")
 	for i := range n {
 		// Quotas vary per team, like a real platform's.
-		fmt.Fprintf(&teams, "    %s = { l4 = \"%d\", h100_spot = \"%d\", h100_flex = \"%d\" }\n",
-			TeamName(i), 1+i%4, 8*(1+i%2), 8*(1+i%4))
+		fmt.Fprintf(&teams, "    %s = { l4 = \"%d\", h100_spot = \"%d\", h100_flex = \"%d\", a100_mig = \"%d\" }\n",
+			TeamName(i), 1+i%4, 8*(1+i%2), 8*(1+i%4), 1+i%7)
 	}
 	teams.WriteString("  }\n")
 	out := map[string]string{}

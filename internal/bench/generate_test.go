@@ -74,8 +74,8 @@ func TestResourcesCountsBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if perTeam := Resources(example, 2) - Resources(example, 1); perTeam != 5 || Resources(example, 0) != 11 {
-		t.Errorf("the example counts %d shared resources and %d per team; bench/README.md and issue 8 say 11 and 5",
+	if perTeam := Resources(example, 2) - Resources(example, 1); perTeam != 5 || Resources(example, 0) != 13 {
+		t.Errorf("the example counts %d shared resources and %d per team; bench/README.md says 13 and 5",
 			Resources(example, 0), perTeam)
 	}
 }
