@@ -28,6 +28,9 @@ type Report struct {
 	// cost per GPU-hour and per slice- or share-hour.
 	Sharing     map[string]*FlavorSharing
 	SlicedPools []PoolSharing
+	// Checks are the findings of the platform checks (checks.go), most
+	// severe first; none when all CheckCount() checks passed.
+	Checks []Finding
 }
 
 // PriceInfo names the price table a report used.
@@ -135,6 +138,7 @@ func Build(p Plan, opts Options) Report {
 	r.Costs, r.CostTotal = costs(before, after, opts.Prices)
 	r.SlicedPools = poolSharing(before, after, opts.Prices)
 	r.Drift = drift(p.ResourceDrift)
+	r.Checks = runChecks(p.ResourceChanges)
 	return r
 }
 

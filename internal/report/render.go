@@ -312,6 +312,8 @@ func blocks(r Report) []any {
 		out = append(out, bullets{items})
 	}
 
+	out = append(out, checkBlocks(r)...)
+
 	howTo := []string{
 		"a → b is before → after; " + unset + " is unset (a quota not granted; no borrowing limit; lends all unused quota); " +
 			unknownText + " is a value Terraform learns only during apply and is never guessed. Quantities are compared by value (16 = 16000m).",
