@@ -20,6 +20,7 @@ const (
 	exitReportOvercommit = 3 // --fail-on overcommit: queues may admit more GPUs than the pools provide
 	exitReportDrift      = 4 // --fail-on drift: something changed outside Terraform
 	exitReportBoth       = 5 // both of the above
+	exitReportChecks     = 6 // --fail-on checks: a platform check found an error or a warning (whatever else holds)
 )
 
 const reportUsage = `usage: mlplatform report [--format markdown|text] [--prices FILE] [--fail-on LIST] [PLAN_JSON|-]
@@ -28,16 +29,20 @@ Reads the JSON of a Terraform plan (terraform show -json PLANFILE) from PLAN_JSO
 or from stdin when it is "-" or absent, and writes a review of it: quota changes per
 ClusterQueue, flavor and resource; GPUs the queues may admit against what the pools
 provide (MIG slices and time-sharing/MPS shares, for pools that have them); estimated
-pool cost; and drift.
+pool cost; drift; and platform checks (cross-resource rules MLP001..., each
+described in docs/guides/checks.md).
 
   --format   markdown (default, for a PR comment) or text
   --prices   JSON price file overriding the default price table, e.g.
              {"source": "2026 contract", "date": "2026-05-01",
               "prices": {"nvidia-h100-80gb": {"on_demand": 9.8, "spot": 3.9}}}
-  --fail-on  comma-separated: overcommit, drift
+  --fail-on  comma-separated: overcommit, drift, checks (checks fails on
+             findings of severity error or warning, never on "undecided": a
+             value known only after apply)
 
 Exit codes: 0 report written and no --fail-on condition holds; 1 the plan or price
-file could not be read; 2 usage error; 3 over-commit; 4 drift; 5 over-commit and drift.
+file could not be read; 2 usage error; 3 over-commit; 4 drift; 5 over-commit and drift;
+6 check findings (whatever else holds; stderr names every condition found).
 The report is written in every case but 1 and 2.
 `
 
@@ -47,7 +52,7 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	format := fs.String("format", "markdown", "markdown or text")
 	pricesFile := fs.String("prices", "", "JSON price file")
-	failOn := fs.String("fail-on", "", "overcommit,drift")
+	failOn := fs.String("fail-on", "", "overcommit,drift,checks")
 	usageErr := func(err error) int {
 		fmt.Fprintf(stderr, "mlplatform report: %v\n\n%s", err, reportUsage)
 		return exitReportUsage
@@ -63,7 +68,7 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(err)
 	}
-	gateOvercommit, gateDrift := false, false
+	gateOvercommit, gateDrift, gateChecks := false, false, false
 	for _, g := range strings.Split(*failOn, ",") {
 		switch strings.TrimSpace(g) {
 		case "":
@@ -71,8 +76,10 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			gateOvercommit = true
 		case "drift":
 			gateDrift = true
+		case "checks":
+			gateChecks = true
 		default:
-			return usageErr(fmt.Errorf("--fail-on: unknown condition %q: use overcommit, drift or both", g))
+			return usageErr(fmt.Errorf("--fail-on: unknown condition %q: use overcommit, drift, checks (comma-separated)", g))
 		}
 	}
 	if fs.NArg() > 1 {
@@ -113,6 +120,17 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	over, drift := gateOvercommit && r.Overcommitted(), gateDrift && r.Drifted()
+	if gateChecks && r.ChecksFailed() {
+		found := []string{"check findings"}
+		if over {
+			found = append(found, "over-commit")
+		}
+		if drift {
+			found = append(found, "drift")
+		}
+		fmt.Fprintf(stderr, "mlplatform report: %s found (exit 6)\n", strings.Join(found, ", "))
+		return exitReportChecks
+	}
 	switch {
 	case over && drift:
 		fmt.Fprintln(stderr, "mlplatform report: over-commit and drift found (exit 5)")

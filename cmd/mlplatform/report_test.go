@@ -15,6 +15,7 @@ func TestReportCmd(t *testing.T) {
 	full := filepath.Join("..", "..", "internal", "report", "testdata", "full.json")
 	noPools := filepath.Join("..", "..", "internal", "report", "testdata", "no_pools.json")
 	sharing := filepath.Join("..", "..", "internal", "report", "testdata", "gpu_sharing.json")
+	unknown := filepath.Join("..", "..", "internal", "report", "testdata", "unknown.json")
 	fullJSON, err := os.ReadFile(full)
 	if err != nil {
 		t.Fatal(err)
@@ -41,16 +42,22 @@ func TestReportCmd(t *testing.T) {
 		"fail on both":        {args: []string{"--fail-on", "overcommit,drift", full}, wantCode: 5},
 		"over-commit in slices": {args: []string{"--fail-on", "overcommit", "--format", "text", sharing}, wantCode: 3,
 			wantOut: []string{"over-commit: queues may admit 17 slices, pools provide 7 (10 short, = 1 3/7 GPUs)", "+3 slices (= 3/7 GPU)"}},
-		"gate holds nothing":         {args: []string{"--fail-on", "overcommit,drift", noPools}, wantCode: 0},
-		"price override is printed":  {args: []string{"--prices", prices, full}, wantOut: []string{"overridden by test contract (2026-05-01)", "| l4-dev | nvidia-l4 | on_demand | 8 | $8.00 |"}},
-		"invalid price file":         {args: []string{"--prices", badPrices, full}, wantCode: 1, wantStderr: []string{`unknown capacity type "ondemand"`}},
-		"unknown gate":               {args: []string{"--fail-on", "cost", full}, wantCode: 2, wantStderr: []string{`unknown condition "cost"`, "usage: mlplatform report"}},
-		"unknown format":             {args: []string{"--format", "html", full}, wantCode: 2, wantStderr: []string{`unknown format "html"`}},
-		"two plans":                  {args: []string{full, full}, wantCode: 2, wantStderr: []string{"expected one plan file, got 2"}},
-		"missing file":               {args: []string{"nope.json"}, wantCode: 1, wantStderr: []string{"opening the plan"}},
-		"not a plan":                 {args: []string{"-"}, stdin: "No changes.", wantCode: 1, wantStderr: []string{"stdin: the input is not plan JSON"}},
-		"help":                       {args: []string{"--help"}, wantOut: []string{"Exit codes:"}},
-		"dispatched from the router": {args: nil, wantCode: 0},
+		"fail on checks": {args: []string{"--fail-on", "checks", sharing}, wantCode: 6,
+			wantOut: []string{"### Checks", "MLP013 gang-larger-than-pools (error)"}, wantStderr: []string{"check findings found (exit 6)"}},
+		"checks win over the other gates": {args: []string{"--fail-on", "overcommit,checks", sharing}, wantCode: 6, wantStderr: []string{"check findings, over-commit found (exit 6)"}},
+		"checks clean":                    {args: []string{"--fail-on", "checks", full}, wantCode: 0, wantOut: []string{"All 14 checks passed."}},
+		"undecided does not fail":         {args: []string{"--fail-on", "checks", unknown}, wantCode: 0, wantOut: []string{"MLP013 gang-larger-than-pools (undecided)"}},
+		"checks without the gate":         {args: []string{sharing}, wantCode: 0, wantOut: []string{"MLP013"}},
+		"gate holds nothing":              {args: []string{"--fail-on", "overcommit,drift", noPools}, wantCode: 0},
+		"price override is printed":       {args: []string{"--prices", prices, full}, wantOut: []string{"overridden by test contract (2026-05-01)", "| l4-dev | nvidia-l4 | on_demand | 8 | $8.00 |"}},
+		"invalid price file":              {args: []string{"--prices", badPrices, full}, wantCode: 1, wantStderr: []string{`unknown capacity type "ondemand"`}},
+		"unknown gate":                    {args: []string{"--fail-on", "cost", full}, wantCode: 2, wantStderr: []string{`unknown condition "cost"`, "usage: mlplatform report"}},
+		"unknown format":                  {args: []string{"--format", "html", full}, wantCode: 2, wantStderr: []string{`unknown format "html"`}},
+		"two plans":                       {args: []string{full, full}, wantCode: 2, wantStderr: []string{"expected one plan file, got 2"}},
+		"missing file":                    {args: []string{"nope.json"}, wantCode: 1, wantStderr: []string{"opening the plan"}},
+		"not a plan":                      {args: []string{"-"}, stdin: "No changes.", wantCode: 1, wantStderr: []string{"stdin: the input is not plan JSON"}},
+		"help":                            {args: []string{"--help"}, wantOut: []string{"Exit codes:", "6 check findings", "overcommit, drift, checks"}},
+		"dispatched from the router":      {args: nil, wantCode: 0},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
