@@ -315,15 +315,19 @@ func checkFlavorMissesTaint(c *checkCtx) {
 		if unknown || len(flavors) == 0 {
 			continue
 		}
-		if p.TaintsUnknown {
-			continue // MLP008 says it could not decide
+		allKnown := !p.TaintsUnknown
+		for _, f := range flavors {
+			allKnown = allKnown && !f.TolUnknown
 		}
 		none := map[taint]bool{}
-		for _, t := range c.untoleratedByAll(p, flavors) {
-			none[t] = true
+		if allKnown {
+			for _, t := range c.untoleratedByAll(p, flavors) {
+				none[t] = true
+			}
 		}
 		for _, f := range flavors {
-			if f.TolUnknown {
+			if !allKnown {
+				c.undecided([]string{f.Address, p.Address}, fmt.Sprintf("could not decide whether flavor %s tolerates the taints of pool %s: the pool's taints or queued_provisioning, or a flavor's tolerations, are %s", f.Name, p.Name, unknownText))
 				continue
 			}
 			var missed []taint
@@ -642,33 +646,46 @@ func checkGangLargerThanPools(c *checkCtx) {
 // MLP014: a sliced flavor (MIG or shared GPUs) listed in a resource group
 // before a whole-GPU flavor.
 func checkSlicedBeforeWhole(c *checkCtx) {
-	kind := func(fname string) (sliced, known bool) {
+	// kind: sliced or whole GPUs; known false when the flavor is not in
+	// the configuration, has no pool or mixes both (other checks say so);
+	// undecided when a value is unknown until apply.
+	kind := func(fname string) (sliced, known, undecided bool) {
 		f := c.flavor(fname)
 		if f == nil {
-			return false, false
+			return false, false, false
 		}
 		pools, unknown := c.poolsOf(f)
-		if unknown || len(pools) == 0 {
-			return false, false
+		if unknown {
+			return false, false, true
+		}
+		if len(pools) == 0 {
+			return false, false, false
+		}
+		for _, p := range pools {
+			if p.slicing().Unit == "" {
+				return false, false, true
+			}
 		}
 		s := pools[0].slicing()
 		for _, p := range pools {
-			ps := p.slicing()
-			if ps.Unit == "" || ps.sliced() != s.sliced() {
-				return false, false
+			if p.slicing().sliced() != s.sliced() {
+				return false, false, false
 			}
 		}
-		return s.sliced(), true
+		return s.sliced(), true, false
 	}
 	for _, q := range c.queues {
 		for _, g := range q.Groups {
 			if !g.GPU {
 				continue
 			}
-			var sliced []string
+			var sliced, undecided []string
+			found := false
 			for _, fname := range g.Flavors {
-				sl, known := kind(fname)
+				sl, known, und := kind(fname)
 				switch {
+				case und:
+					undecided = append(undecided, fname)
 				case !known:
 				case sl:
 					sliced = append(sliced, fname)
@@ -683,8 +700,11 @@ func checkSlicedBeforeWhole(c *checkCtx) {
 						fmt.Sprintf("a job of ClusterQueue %s that did not ask for slices may be given slices: sliced flavor %s comes before whole-GPU flavor %s, and Kueue tries a resource group's flavors in order",
 							q.Name, strings.Join(sliced, ", "), fname),
 						"list sliced flavors last in resource_groups, or taint the sliced pool so only jobs that tolerate it land there")
-					sliced = nil
+					sliced, found = nil, true
 				}
+			}
+			if !found && len(undecided) > 0 && len(g.Flavors) > 1 {
+				c.undecided([]string{q.Address}, fmt.Sprintf("could not decide whether ClusterQueue %s lists a sliced flavor before a whole-GPU one: whether %s is sliced is %s", q.Name, strings.Join(undecided, ", "), unknownText))
 			}
 		}
 	}

@@ -1,0 +1,340 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
+)
+
+// A hand-written platform of one team, clean under every check; each case
+// breaks it once, fixes it, or makes a value a check needs unknown.
+type objs map[string]map[string]any // address → after
+
+type platform struct {
+	after   objs
+	unknown map[string]map[string]any // address → after_unknown
+}
+
+func obj(kv ...any) map[string]any {
+	m := map[string]any{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return m
+}
+
+func tolJSON(key string) map[string]any {
+	return obj("key", key, "operator", "Exists", "value", nil, "effect", "NoSchedule", "toleration_seconds", nil)
+}
+
+func gpuQuotaGroup(flavors ...any) []any {
+	var fl []any
+	for i := 0; i < len(flavors); i += 2 {
+		fl = append(fl, obj("name", flavors[i], "resources", []any{obj("name", "nvidia.com/gpu", "nominal_quota", flavors[i+1], "borrowing_limit", nil, "lending_limit", nil)}))
+	}
+	return []any{obj("covered_resources", []any{"nvidia.com/gpu"}, "flavors", fl)}
+}
+
+func poolJSON(name string, gpu map[string]any, maxNodes, alloc int) map[string]any {
+	return obj("name", name, "gpu", gpu, "capacity", "spot", "queued_provisioning", false, "workload_identity", true,
+		"autoscaling", obj("max_nodes", maxNodes, "min_nodes", 0), "allocatable_gpus_per_node", alloc,
+		"node_selector", obj("cloud.google.com/gke-nodepool", name), "taints", nil,
+		"effective_taints", []any{obj("key", "nvidia.com/gpu", "value", "present", "effect", "NoSchedule")})
+}
+
+func h100() map[string]any {
+	return obj("type", "nvidia-h100-80gb", "count", 8, "partition_size", nil, "sharing", nil, "driver", "default")
+}
+
+func basePlatform() platform {
+	return platform{after: objs{
+		"mlplatform_team_namespace.a": obj("name", "team-a", "team", "a", "owner", nil, "labels", nil, "pod_security_level", "restricted"),
+		"mlplatform_cluster_queue.a": obj("name", "team-a", "cohort", nil, "admission_checks", nil,
+			"namespace_selector", obj("match_labels", obj("mlplatform.dev/team", "a"), "match_expressions", nil),
+			"resource_groups", gpuQuotaGroup("h100", "16")),
+		"mlplatform_local_queue.a":             obj("namespace", "team-a", "name", "gpu", "cluster_queue", "team-a"),
+		"mlplatform_resource_flavor.h100":      obj("name", "h100", "node_labels", obj("cloud.google.com/gke-nodepool", "h100"), "tolerations", []any{tolJSON("nvidia.com/gpu")}),
+		"mlplatform_gpu_pool.h100":             poolJSON("h100", h100(), 2, 8),
+		"mlplatform_workload_identity.a":       obj("namespace", "team-a", "kubernetes_service_account", "trainer"),
+		"mlplatform_training_network_policy.a": obj("namespace", "team-a", "metadata_server", true, "dns", true),
+	}, unknown: map[string]map[string]any{}}
+}
+
+func (p platform) plan(t *testing.T) Plan {
+	t.Helper()
+	addrs := make([]string, 0, len(p.after))
+	for a := range p.after {
+		addrs = append(addrs, a)
+	}
+	sort.Strings(addrs)
+	var changes []map[string]any
+	for _, a := range addrs {
+		typ := a[:strings.Index(a, ".")]
+		after := p.after[a]
+		u := p.unknown[a]
+		if u == nil {
+			u = map[string]any{}
+		}
+		for k := range u {
+			after[k] = nil
+		}
+		changes = append(changes, obj("address", a, "mode", "managed", "type", typ, "name", a[strings.Index(a, ".")+1:],
+			"change", obj("actions", []any{"create"}, "before", nil, "after", after, "after_unknown", u)))
+	}
+	data, err := json.Marshal(obj("format_version", "1.2", "resource_changes", changes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := ReadPlan(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}
+
+func (p platform) set(addr string, kv ...any) platform {
+	for i := 0; i < len(kv); i += 2 {
+		p.after[addr][kv[i].(string)] = kv[i+1]
+	}
+	return p
+}
+
+func (p platform) add(addr string, o map[string]any) platform {
+	p.after[addr] = o
+	return p
+}
+
+func (p platform) unknownAt(addr string, attrs ...string) platform {
+	if p.unknown[addr] == nil {
+		p.unknown[addr] = map[string]any{}
+	}
+	for _, a := range attrs {
+		p.unknown[addr][a] = true
+	}
+	return p
+}
+
+// sevOf lists the severities of the findings of one check.
+func sevOf(r Report, id string) []Severity {
+	var out []Severity
+	for _, f := range r.Checks {
+		if f.ID == id {
+			out = append(out, f.Severity)
+		}
+	}
+	return out
+}
+
+func TestChecksBaseIsClean(t *testing.T) {
+	t.Parallel()
+	r := Build(basePlatform().plan(t), Options{Prices: pricing.Default()})
+	if diff := cmp.Diff([]Finding(nil), r.Checks); diff != "" {
+		t.Errorf("the base platform has findings (-want +got):\n%s", diff)
+	}
+	var b bytes.Buffer
+	if err := Render(&b, r, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "### Checks\n\nAll 14 checks passed.") {
+		t.Errorf("no \"All 14 checks passed\":\n%s", b.String())
+	}
+}
+
+// A second pool and flavor on the same taint, for MLP007 (a taint another
+// flavor of the pool tolerates).
+func withDedicatedTaint(p platform, secondTolerates bool) platform {
+	taints := obj("dedicated", obj("value", "ml", "effect", "NoSchedule"))
+	p = p.set("mlplatform_gpu_pool.h100", "taints", taints)
+	p = p.set("mlplatform_resource_flavor.h100", "tolerations", []any{tolJSON("nvidia.com/gpu"), tolJSON("dedicated")})
+	tols := []any{tolJSON("nvidia.com/gpu")}
+	if secondTolerates {
+		tols = append(tols, tolJSON("dedicated"))
+	}
+	return p.add("mlplatform_resource_flavor.h100_alt", obj("name", "h100-alt", "node_labels", obj("cloud.google.com/gke-nodepool", "h100"), "tolerations", tols))
+}
+
+func flexPool(p platform) platform {
+	return p.set("mlplatform_gpu_pool.h100", "capacity", "flex_start", "queued_provisioning", true).
+		set("mlplatform_resource_flavor.h100", "tolerations", []any{tolJSON("nvidia.com/gpu"), tolJSON("cloud.google.com/gke-queued")})
+}
+
+func withCheck(p platform, onFlavors any) platform {
+	return p.add("mlplatform_provisioning_admission_check.dws", obj("name", "dws", "provisioning_class", nil)).
+		set("mlplatform_cluster_queue.a", "admission_checks", obj("dws", obj("on_flavors", onFlavors)))
+}
+
+func withMIG(p platform, order ...any) platform {
+	mig := poolJSON("a100-mig", obj("type", "nvidia-tesla-a100", "count", 1, "partition_size", "1g.5gb", "sharing", nil, "driver", "default"), 2, 7)
+	mig["node_selector"] = obj("cloud.google.com/gke-nodepool", "a100-mig", "cloud.google.com/gke-gpu-partition-size", "1g.5gb")
+	return p.add("mlplatform_gpu_pool.mig", mig).
+		add("mlplatform_resource_flavor.mig", obj("name", "a100-mig", "node_labels", obj("cloud.google.com/gke-nodepool", "a100-mig", "cloud.google.com/gke-gpu-partition-size", "1g.5gb"), "tolerations", []any{tolJSON("nvidia.com/gpu")})).
+		set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup(order...))
+}
+
+func TestChecks(t *testing.T) {
+	t.Parallel()
+	const (
+		E = SevError
+		W = SevWarning
+		U = SevUndecided
+	)
+	type tc struct {
+		id   string
+		p    func() platform
+		want []Severity // of check id; nil: the check is silent
+	}
+	b := basePlatform
+	cases := map[string]tc{
+		"MLP001 selects another team": {"MLP001", func() platform {
+			return b().set("mlplatform_cluster_queue.a", "namespace_selector", obj("match_labels", obj("mlplatform.dev/team", "nlp-research")))
+		}, []Severity{E}},
+		"MLP001 no selector": {"MLP001", func() platform { return b().set("mlplatform_cluster_queue.a", "namespace_selector", nil) }, []Severity{E}},
+		"MLP001 expression selects": {"MLP001", func() platform {
+			return b().set("mlplatform_cluster_queue.a", "namespace_selector", obj("match_labels", nil, "match_expressions", []any{obj("key", "mlplatform.dev/team", "operator", "In", "values", []any{"a", "b"})}))
+		}, nil},
+		"MLP001 {} selects all": {"MLP001", func() platform {
+			return b().set("mlplatform_cluster_queue.a", "namespace_selector", obj("match_labels", nil, "match_expressions", nil))
+		}, nil},
+		"MLP001 fixed":                  {"MLP001", b, nil},
+		"MLP001 selector unknown":       {"MLP001", func() platform { return b().unknownAt("mlplatform_cluster_queue.a", "namespace_selector") }, []Severity{U}},
+		"MLP001 namespace team unknown": {"MLP001", func() platform { return b().unknownAt("mlplatform_team_namespace.a", "team") }, []Severity{U}},
+		"MLP002 queue of another team": {"MLP002", func() platform {
+			return b().add("mlplatform_team_namespace.b", obj("name", "team-b", "team", "b")).add("mlplatform_local_queue.b", obj("namespace", "team-b", "name", "gpu", "cluster_queue", "team-a"))
+		}, []Severity{E}},
+		"MLP002 fixed": {"MLP002", func() platform {
+			return b().add("mlplatform_team_namespace.b", obj("name", "team-b", "team", "a")).add("mlplatform_local_queue.b", obj("namespace", "team-b", "name", "gpu", "cluster_queue", "team-a"))
+		}, nil},
+		"MLP002 namespace unknown":     {"MLP002", func() platform { return b().unknownAt("mlplatform_local_queue.a", "namespace") }, []Severity{U}},
+		"MLP002 namespace elsewhere":   {"MLP002", func() platform { return b().set("mlplatform_local_queue.a", "namespace", "team-z") }, []Severity{U}},
+		"MLP003 queue not in config":   {"MLP003", func() platform { return b().set("mlplatform_local_queue.a", "cluster_queue", "team-x") }, []Severity{W}},
+		"MLP003 fixed":                 {"MLP003", b, nil},
+		"MLP003 cluster_queue unknown": {"MLP003", func() platform { return b().unknownAt("mlplatform_local_queue.a", "cluster_queue") }, []Severity{U}},
+		"MLP004 flavor not in config": {"MLP004", func() platform {
+			return b().set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup("h100", "8", "a100", "8"))
+		}, []Severity{W}},
+		"MLP004 fixed":                   {"MLP004", b, nil},
+		"MLP004 flavor name unknown":     {"MLP004", func() platform { return b().unknownAt("mlplatform_resource_flavor.h100", "name") }, []Severity{U}},
+		"MLP004 resource_groups unknown": {"MLP004", func() platform { return b().unknownAt("mlplatform_cluster_queue.a", "resource_groups") }, []Severity{U}},
+		"MLP005 labels select no pool": {"MLP005", func() platform {
+			return b().set("mlplatform_resource_flavor.h100", "node_labels", obj("cloud.google.com/gke-nodepool", "h100-old"))
+		}, []Severity{E}},
+		"MLP005 fixed":          {"MLP005", b, nil},
+		"MLP005 labels unknown": {"MLP005", func() platform { return b().unknownAt("mlplatform_resource_flavor.h100", "node_labels") }, []Severity{U}},
+		"MLP006 two GPU types": {"MLP006", func() platform {
+			return b().add("mlplatform_gpu_pool.l4", poolJSON("l4", obj("type", "nvidia-l4", "count", 1), 4, 1)).set("mlplatform_gpu_pool.l4", "node_selector", obj("cloud.google.com/gke-nodepool", "h100"))
+		}, []Severity{W}},
+		"MLP006 fixed: same GPUs": {"MLP006", func() platform {
+			return b().add("mlplatform_gpu_pool.h100b", poolJSON("h100b", h100(), 2, 8)).set("mlplatform_gpu_pool.h100b", "node_selector", obj("cloud.google.com/gke-nodepool", "h100"))
+		}, nil},
+		"MLP006 gpu unknown": {"MLP006", func() platform {
+			return b().add("mlplatform_gpu_pool.l4", poolJSON("l4", obj("type", "nvidia-l4", "count", 1), 4, 1)).set("mlplatform_gpu_pool.l4", "node_selector", obj("cloud.google.com/gke-nodepool", "h100")).unknownAt("mlplatform_gpu_pool.l4", "gpu")
+		}, []Severity{U}},
+		"MLP007 second flavor misses": {"MLP007", func() platform { return withDedicatedTaint(b(), false) }, []Severity{E}},
+		"MLP007 fixed":                {"MLP007", func() platform { return withDedicatedTaint(b(), true) }, nil},
+		"MLP007 tolerations unknown": {"MLP007", func() platform {
+			return withDedicatedTaint(b(), false).unknownAt("mlplatform_resource_flavor.h100_alt", "tolerations")
+		}, []Severity{U, U}},
+		"MLP008 taint no flavor tolerates": {"MLP008", func() platform {
+			return b().set("mlplatform_gpu_pool.h100", "taints", obj("dedicated", obj("value", "ml", "effect", "NoSchedule")))
+		}, []Severity{E}},
+		"MLP008 queued taint": {"MLP008", func() platform {
+			return withCheck(flexPool(b()), []any{"h100"}).set("mlplatform_resource_flavor.h100", "tolerations", []any{tolJSON("nvidia.com/gpu")})
+		}, []Severity{E}},
+		"MLP008 PreferNoSchedule is fine": {"MLP008", func() platform {
+			return b().set("mlplatform_gpu_pool.h100", "taints", obj("dedicated", obj("value", "ml", "effect", "PreferNoSchedule")))
+		}, nil},
+		"MLP008 fixed":                    {"MLP008", func() platform { return withDedicatedTaint(b(), true) }, nil},
+		"MLP008 taints unknown":           {"MLP008", func() platform { return b().unknownAt("mlplatform_gpu_pool.h100", "taints") }, []Severity{U}},
+		"MLP009 flex pool, no check":      {"MLP009", func() platform { return flexPool(b()) }, []Severity{E}},
+		"MLP009 check on another flavor":  {"MLP009", func() platform { return withCheck(flexPool(b()), []any{"l4"}) }, []Severity{E}},
+		"MLP009 fixed":                    {"MLP009", func() platform { return withCheck(flexPool(b()), []any{"h100"}) }, nil},
+		"MLP009 fixed: check on all":      {"MLP009", func() platform { return withCheck(flexPool(b()), nil) }, nil},
+		"MLP009 admission_checks unknown": {"MLP009", func() platform { return flexPool(b()).unknownAt("mlplatform_cluster_queue.a", "admission_checks") }, []Severity{U}},
+		"MLP010 check on a spot pool":     {"MLP010", func() platform { return withCheck(b(), []any{"h100"}) }, []Severity{E}},
+		"MLP010 fixed":                    {"MLP010", func() platform { return withCheck(flexPool(b()), []any{"h100"}) }, nil},
+		"MLP010 other class": {"MLP010", func() platform {
+			return withCheck(b(), []any{"h100"}).set("mlplatform_provisioning_admission_check.dws", "provisioning_class", "check-capacity.autoscaling.x-k8s.io")
+		}, nil},
+		"MLP010 queued unknown": {"MLP010", func() platform {
+			return withCheck(b(), []any{"h100"}).unknownAt("mlplatform_gpu_pool.h100", "queued_provisioning")
+		}, []Severity{U}},
+		"MLP011 metadata server off": {"MLP011", func() platform { return b().set("mlplatform_training_network_policy.a", "metadata_server", false) }, []Severity{E}},
+		"MLP011 dns off":             {"MLP011", func() platform { return b().set("mlplatform_training_network_policy.a", "dns", false) }, []Severity{E}},
+		"MLP011 fixed: defaults": {"MLP011", func() platform {
+			return b().set("mlplatform_training_network_policy.a", "metadata_server", nil, "dns", nil)
+		}, nil},
+		"MLP011 metadata_server unknown":   {"MLP011", func() platform { return b().unknownAt("mlplatform_training_network_policy.a", "metadata_server") }, []Severity{U}},
+		"MLP012 pool without metadata":     {"MLP012", func() platform { return b().set("mlplatform_gpu_pool.h100", "workload_identity", false) }, []Severity{E}},
+		"MLP012 fixed":                     {"MLP012", b, nil},
+		"MLP012 workload_identity unknown": {"MLP012", func() platform { return b().unknownAt("mlplatform_gpu_pool.h100", "workload_identity") }, []Severity{U}},
+		"MLP013 quota above the pools": {"MLP013", func() platform {
+			return b().set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup("h100", "24"))
+		}, []Severity{E}},
+		"MLP013 fixed": {"MLP013", func() platform {
+			return b().set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup("h100", "24")).set("mlplatform_gpu_pool.h100", "autoscaling", obj("max_nodes", 3))
+		}, nil},
+		"MLP013 max_nodes unknown":  {"MLP013", func() platform { return b().unknownAt("mlplatform_gpu_pool.h100", "autoscaling") }, []Severity{U}},
+		"MLP014 slices first":       {"MLP014", func() platform { return withMIG(b(), "a100-mig", "7", "h100", "8") }, []Severity{W}},
+		"MLP014 fixed: slices last": {"MLP014", func() platform { return withMIG(b(), "h100", "8", "a100-mig", "7") }, nil},
+		"MLP014 partition unknown": {"MLP014", func() platform {
+			return withMIG(b(), "a100-mig", "7", "h100", "8").unknownAt("mlplatform_gpu_pool.mig", "gpu", "allocatable_gpus_per_node")
+		}, []Severity{U}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := Build(c.p().plan(t), Options{Prices: pricing.Default()})
+			if diff := cmp.Diff(c.want, sevOf(r, c.id)); diff != "" {
+				t.Errorf("%s findings (-want +got):\n%s\nall findings: %+v", c.id, diff, r.Checks)
+			}
+			failed := false
+			for _, s := range c.want {
+				failed = failed || s != SevUndecided
+			}
+			if c.want != nil && r.ChecksFailed() != failed && onlyCheck(r, c.id) {
+				t.Errorf("ChecksFailed() = %v, want %v", r.ChecksFailed(), failed)
+			}
+		})
+	}
+	// every check has a case that finds something
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if c.want != nil {
+			seen[c.id] = true
+		}
+	}
+	for _, d := range checkDefs {
+		if !seen[d.ID] {
+			t.Errorf("%s has no test case that finds something", d.ID)
+		}
+	}
+}
+
+// onlyCheck: every finding is of check id.
+func onlyCheck(r Report, id string) bool {
+	for _, f := range r.Checks {
+		if f.ID != id {
+			return false
+		}
+	}
+	return true
+}
+
+func TestCheckMessage(t *testing.T) {
+	t.Parallel()
+	p := basePlatform().set("mlplatform_cluster_queue.a", "namespace_selector", obj("match_labels", obj("mlplatform.dev/team", "nlp-research")))
+	r := Build(p.plan(t), Options{Prices: pricing.Default()})
+	want := []Finding{{ID: "MLP001", Slug: "queue-selects-no-namespace", Severity: SevError,
+		Resources: []string{"mlplatform_cluster_queue.a", "mlplatform_local_queue.a"},
+		What:      "jobs submitted to team-a/gpu will never be admitted: ClusterQueue team-a selects namespaces labelled mlplatform.dev/team=nlp-research, and no team namespace has that label",
+		Fix:       "set the ClusterQueue's namespace_selector to its team namespace's selector (mlplatform_team_namespace.<team>.selector), or correct the team namespace's team or labels"}}
+	if diff := cmp.Diff(want, r.Checks); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
