@@ -4,6 +4,7 @@
 //	                         kube-controller-manager and Kueue, plus the GKE/IAM fake)
 //	mlplatform sandbox down  stop it and everything it started
 //	mlplatform report        review a plan: quota changes, capacity, cost, drift
+//	mlplatform doctor        check the live platform: Kueue, queues, flavors, pools, pending workloads
 //	mlplatform version
 package main
 
@@ -23,6 +24,9 @@ const usage = `usage:
   mlplatform sandbox status [--dir DIR]                      say whether it runs, and where
   mlplatform report [--format markdown|text] [--prices FILE] [--fail-on overcommit,drift] [PLAN_JSON|-]
                                                              review a plan (terraform show -json): quotas, capacity, cost, drift
+  mlplatform doctor [--kubeconfig PATH] [--project P --location L --cluster C] [--format text|json]
+                  [--pending-threshold DURATION] [--check-timeout DURATION] [--timeout DURATION]
+                                                             check the live platform (exit 3 on findings)
   mlplatform version
 `
 
@@ -37,6 +41,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = sandboxCmd(args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], os.Stdin, stdout, stderr)
+	case "doctor":
+		return doctorCmd(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "mlplatform", version)
 	case "help", "-h", "--help":

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// The router sends `doctor` to doctorCmd, and the usage lists it.
+func TestDoctorCmd(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"doctor", "--list"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "DOC003  kueue-webhooks") {
+		t.Errorf("doctor --list: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	if code := run([]string{"doctor", "--format", "xml"}, &stdout, &stderr); code != 2 {
+		t.Errorf("bad format: exit %d, want 2", code)
+	}
+	stdout.Reset()
+	run([]string{"help"}, &stdout, &stderr)
+	if !strings.Contains(stdout.String(), "mlplatform doctor [--kubeconfig PATH]") {
+		t.Errorf("top-level usage does not list doctor:\n%s", stdout.String())
+	}
+}

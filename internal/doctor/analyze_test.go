@@ -1,0 +1,291 @@
+package doctor
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+func crd(name string, versions ...string) apiextv1.CustomResourceDefinition {
+	c := apiextv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(now.Add(-48 * time.Hour))}}
+	for i, v := range versions {
+		c.Spec.Versions = append(c.Spec.Versions, apiextv1.CustomResourceDefinitionVersion{Name: v, Served: true, Storage: i == 0})
+	}
+	c.Status.Conditions = []apiextv1.CustomResourceDefinitionCondition{{Type: apiextv1.Established, Status: apiextv1.ConditionTrue}}
+	return c
+}
+
+func active(reason string, ok bool) []metav1.Condition {
+	st := metav1.ConditionTrue
+	if !ok {
+		st = metav1.ConditionFalse
+	}
+	return []metav1.Condition{{Type: "Active", Status: st, Reason: reason, Message: reason + " message"}}
+}
+
+// healthy is a clean platform: one team, one GPU pool and flavor, a
+// flex-start pool and flavor guarded by a provisioning check.
+func healthy() *Snapshot {
+	s := &Snapshot{Now: now, Cluster: "projects/p/locations/l/clusters/training", CheckTimeout: 10 * time.Second}
+	for _, k := range kueueKinds {
+		s.CRDs = append(s.CRDs, crd(k+".kueue.x-k8s.io", "v1beta2", "v1beta1"))
+	}
+	s.CRDs = append(s.CRDs, crd(provisioningRequestCRD, "v1"))
+	for _, r := range []*Read{&s.CRDsRead, &s.DeploymentsRead, &s.Webhook, &s.NamespacesRead, &s.CQRead, &s.LQRead, &s.FlavorsRead, &s.ACRead, &s.WorkloadsRead, &s.PoolsRead} {
+		r.What = "something"
+	}
+	s.PoolsRead.What = "GKE node pools"
+	s.Namespaces = []corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "team-nlp", Labels: map[string]string{"mlplatform.dev/team": "nlp"}}}}
+	gpuTol := corev1.Toleration{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	queuedTol := corev1.Toleration{Key: "cloud.google.com/gke-queued", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	s.Flavors = []kueuev1beta2.ResourceFlavor{
+		{ObjectMeta: metav1.ObjectMeta{Name: "l4"}, Spec: kueuev1beta2.ResourceFlavorSpec{NodeLabels: map[string]string{"cloud.google.com/gke-nodepool": "l4"},
+			Tolerations: []corev1.Toleration{gpuTol}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "flex"}, Spec: kueuev1beta2.ResourceFlavorSpec{NodeLabels: map[string]string{"cloud.google.com/gke-nodepool": "flex"},
+			Tolerations: []corev1.Toleration{gpuTol, queuedTol}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, // no node labels: not tied to a pool
+	}
+	s.AdmissionChecks = []kueuev1beta2.AdmissionCheck{{ObjectMeta: metav1.ObjectMeta{Name: "dws"},
+		Spec:   kueuev1beta2.AdmissionCheckSpec{ControllerName: kueuev1beta2.ProvisioningRequestControllerName, Parameters: &kueuev1beta2.AdmissionCheckParametersReference{Name: "dws"}},
+		Status: kueuev1beta2.AdmissionCheckStatus{Conditions: active("Active", true)}}}
+	s.ClusterQueues = []kueuev1beta2.ClusterQueue{{ObjectMeta: metav1.ObjectMeta{Name: "team-nlp"},
+		Spec: kueuev1beta2.ClusterQueueSpec{
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"mlplatform.dev/team": "nlp"}},
+			ResourceGroups:    []kueuev1beta2.ResourceGroup{{Flavors: []kueuev1beta2.FlavorQuotas{{Name: "l4"}, {Name: "flex"}, {Name: "default"}}}},
+		},
+		Status: kueuev1beta2.ClusterQueueStatus{Conditions: active("Ready", true)}}}
+	s.LocalQueues = []kueuev1beta2.LocalQueue{{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: "team-nlp"},
+		Spec: kueuev1beta2.LocalQueueSpec{ClusterQueue: "team-nlp"}, Status: kueuev1beta2.LocalQueueStatus{Conditions: active("Ready", true)}}}
+	gpuTaint := &containerpb.NodeTaint{Key: "nvidia.com/gpu", Value: "present", Effect: containerpb.NodeTaint_NO_SCHEDULE}
+	s.Pools = []*containerpb.NodePool{
+		{Name: "default-pool", Status: containerpb.NodePool_RUNNING, Config: &containerpb.NodeConfig{}},
+		{Name: "l4", Status: containerpb.NodePool_RUNNING, Config: &containerpb.NodeConfig{Spot: true, Taints: []*containerpb.NodeTaint{gpuTaint},
+			Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-l4", AcceleratorCount: 1}}}},
+		{Name: "flex", Status: containerpb.NodePool_RUNNING, Config: &containerpb.NodeConfig{Taints: []*containerpb.NodeTaint{gpuTaint,
+			{Key: "cloud.google.com/gke-queued", Value: "true", Effect: containerpb.NodeTaint_NO_SCHEDULE}}}},
+	}
+	return s
+}
+
+func workload(name string, age time.Duration, conds ...metav1.Condition) kueuev1beta2.Workload {
+	return kueuev1beta2.Workload{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-nlp", CreationTimestamp: metav1.NewTime(now.Add(-age))},
+		Spec: kueuev1beta2.WorkloadSpec{QueueName: "gpu"}, Status: kueuev1beta2.WorkloadStatus{Conditions: conds}}
+}
+
+func cond(t, status, reason, msg string) metav1.Condition {
+	return metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason, Message: msg, LastTransitionTime: metav1.NewTime(now.Add(-2 * time.Hour))}
+}
+
+func TestAnalyzeHealthy(t *testing.T) {
+	t.Parallel()
+	s := healthy()
+	s.Workloads = []kueuev1beta2.Workload{
+		workload("running", 5*time.Hour, cond("QuotaReserved", "True", "QuotaReserved", ""), cond("Admitted", "True", "Admitted", "")),
+		workload("young", time.Minute, cond("QuotaReserved", "False", "Pending", "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor l4")),
+		workload("done", 50*time.Hour, cond("Finished", "True", "Succeeded", "")),
+	}
+	res := Analyze(s, Options{})
+	if res.Failed() {
+		t.Fatalf("findings on a healthy platform: %+v", res.Findings)
+	}
+	// 8 CRDs, version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
+	// LQ namespace, 3 flavors exist, 3 pools running, 2 flavors with pools,
+	// 2 taint checks, 2 workloads.
+	if res.Checks != 8+1+1+1+1+1+1+1+3+3+2+2+2 {
+		t.Errorf("checks = %d", res.Checks)
+	}
+	var b strings.Builder
+	if err := Render(&b, res, FormatText); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^all 27 checks passed$`).MatchString(b.String()) {
+		t.Errorf("text:\n%s", b.String())
+	}
+}
+
+// Each case breaks the healthy platform one way; want is the finding's
+// id, object and message fragments. Fixing it (the healthy platform) has no
+// finding: TestAnalyzeHealthy.
+func TestAnalyzeFindings(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		breakIt func(s *Snapshot)
+		id      string
+		object  string
+		sev     Severity
+		want    []string
+	}{
+		"CRD missing": {func(s *Snapshot) { s.CRDs = s.CRDs[1:] }, "DOC001", "CRD admissionchecks.kueue.x-k8s.io", SeverityError,
+			[]string{"is not installed"}},
+		"v1beta2 not served": {func(s *Snapshot) { s.CRDs[3].Spec.Versions = s.CRDs[3].Spec.Versions[1:] }, "DOC001", "CRD localqueues.kueue.x-k8s.io", SeverityError,
+			[]string{"does not serve v1beta2 (it serves v1beta1)"}},
+		"CRD not established": {func(s *Snapshot) { s.CRDs[0].Status.Conditions = nil }, "DOC001", "CRD admissionchecks.kueue.x-k8s.io", SeverityError,
+			[]string{"not Established"}},
+		"old storage version": {func(s *Snapshot) {
+			v := s.CRDs[1].Spec.Versions
+			v[0].Storage, v[1].Storage = false, true
+		}, "DOC002", "Kueue", SeverityError, []string{"stores its objects as v1beta1", "older than v0.16"}},
+		"old manager image": {func(s *Snapshot) {
+			s.KueueDeployments = []appsv1.Deployment{{ObjectMeta: metav1.ObjectMeta{Name: "kueue-controller-manager"},
+				Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Image: "registry.k8s.io/kueue/kueue:v0.16.2"}}}}}}}
+		}, "DOC002", "Deployment kueue-system/kueue-controller-manager", SeverityError, []string{"runs registry.k8s.io/kueue/kueue:v0.16.2, older than v0.17.0"}},
+		"webhooks time out": {func(s *Snapshot) {
+			s.Webhook.Err = &TimeoutError{What: "Kueue's webhooks", After: 5 * time.Second, Err: errors.New("context deadline exceeded")}
+		}, "DOC003", "Kueue webhooks", SeverityError, []string{"did not answer within 5s", "frozen"}},
+		"webhook call fails": {func(s *Snapshot) {
+			s.Webhook.Err = apierrors.NewInternalError(errors.New(`Internal error occurred: failed calling webhook "mresourceflavor.kb.io": connection refused`))
+		}, "DOC003", "Kueue webhooks", SeverityError, []string{"could not call Kueue's admission webhooks", "connection refused"}},
+		"ProvisioningRequest API missing": {func(s *Snapshot) { s.CRDs = s.CRDs[:len(s.CRDs)-1] }, "DOC004", "AdmissionCheck dws", SeverityError,
+			[]string{"does not serve the ProvisioningRequest API"}},
+		"ProvisioningRequest API came after Kueue": {func(s *Snapshot) {
+			s.CRDs[len(s.CRDs)-1].CreationTimestamp = metav1.NewTime(now.Add(-time.Hour))
+			s.KueueDeployments = []appsv1.Deployment{{Status: appsv1.DeploymentStatus{Conditions: []appsv1.DeploymentCondition{{LastUpdateTime: metav1.NewTime(now.Add(-2 * time.Hour))}}}}}
+			s.AdmissionChecks[0].Status.Conditions = nil
+		}, "DOC004", "AdmissionCheck dws", SeverityError, []string{"after Kueue started", "restart Kueue"}},
+		"admission check inactive": {func(s *Snapshot) {
+			s.AdmissionChecks = append(s.AdmissionChecks, kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: "other"},
+				Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: "example.com/x"}, Status: kueuev1beta2.AdmissionCheckStatus{Conditions: active("Inactive", false)}})
+		}, "DOC005", "AdmissionCheck other", SeverityError, []string{"is not active (Kueue says Inactive"}},
+		"queue stopped": {func(s *Snapshot) { s.ClusterQueues[0].Status.Conditions = active("Stopped", false) }, "DOC006", "ClusterQueue team-nlp", SeverityError,
+			[]string{"is not active", "Stopped", "team-nlp/gpu wait"}},
+		"flavor deleted": {func(s *Snapshot) {
+			s.Flavors = s.Flavors[1:]
+			s.ClusterQueues[0].Status.Conditions = active("FlavorNotFound", false)
+		}, "DOC006", "ClusterQueue team-nlp", SeverityError, []string{`its ResourceFlavor "l4" does not exist (Kueue says FlavorNotFound`}},
+		"flavor deleted, by flavor": {func(s *Snapshot) { s.Flavors = s.Flavors[1:] }, "DOC009", "ResourceFlavor l4", SeverityError,
+			[]string{"ResourceFlavor l4 does not exist, but ClusterQueue team-nlp names it"}},
+		"flavor terminating": {func(s *Snapshot) { d := metav1.NewTime(now); s.Flavors[0].DeletionTimestamp = &d }, "DOC009", "ResourceFlavor l4", SeverityError,
+			[]string{"is being deleted"}},
+		"local queue inactive": {func(s *Snapshot) { s.LocalQueues[0].Status.Conditions = active("ClusterQueueDoesNotExist", false) }, "DOC007", "LocalQueue team-nlp/gpu",
+			SeverityError, []string{`its ClusterQueue "team-nlp" does not exist`}},
+		"namespace not selected": {func(s *Snapshot) { s.Namespaces[0].Labels = nil }, "DOC008", "LocalQueue team-nlp/gpu", SeverityError,
+			[]string{"does not select namespace team-nlp"}},
+		"pool deleted": {func(s *Snapshot) { s.Pools = s.Pools[:2] }, "DOC010", "ResourceFlavor flex", SeverityError,
+			[]string{"select node pool flex (cloud.google.com/gke-nodepool=flex), and cluster training has no such pool"}},
+		"flavor labels no pool carries": {func(s *Snapshot) {
+			s.Flavors[0].Spec.NodeLabels["cloud.google.com/gke-accelerator"] = "nvidia-h100-80gb"
+		}, "DOC010", "ResourceFlavor l4",
+			SeverityError, []string{"do not carry cloud.google.com/gke-accelerator=nvidia-h100-80gb"}},
+		"flavor without the pool label selects none": {func(s *Snapshot) { s.Flavors[0].Spec.NodeLabels = map[string]string{"team": "x"} }, "DOC010", "ResourceFlavor l4",
+			SeverityError, []string{"no node pool of cluster training has nodes with all its node_labels (team=x)"}},
+		"pool in error": {func(s *Snapshot) {
+			s.Pools[1].Status, s.Pools[1].StatusMessage = containerpb.NodePool_ERROR, "quota exceeded"
+		}, "DOC011", "node pool l4",
+			SeverityError, []string{"is ERROR, not RUNNING (GKE says: quota exceeded)"}},
+		"pool reconciling": {func(s *Snapshot) { s.Pools[1].Status = containerpb.NodePool_RECONCILING }, "DOC011", "node pool l4", SeverityWarning, []string{"is RECONCILING"}},
+		"taint not tolerated": {func(s *Snapshot) { s.Flavors[1].Spec.Tolerations = s.Flavors[1].Spec.Tolerations[:1] }, "DOC012", "ResourceFlavor flex", SeverityError,
+			[]string{"does not tolerate cloud.google.com/gke-queued=true:NoSchedule of its node pool flex"}},
+		"pending for quota": {func(s *Snapshot) {
+			s.Workloads = []kueuev1beta2.Workload{workload("big", 2*time.Hour, cond("QuotaReserved", "False", "Pending",
+				"couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor l4, request > maximum capacity (16 > 8)"))}
+		}, "DOC013", "Workload team-nlp/big", SeverityWarning, []string{"has waited 2h0m0s for want of quota: not enough quota: couldn't assign flavors", "(queue gpu)"}},
+		"pending on the provisioning check": {func(s *Snapshot) {
+			w := workload("flexjob", time.Hour, cond("QuotaReserved", "True", "QuotaReserved", ""), cond("Admitted", "False", "", ""))
+			w.Status.AdmissionChecks = []kueuev1beta2.AdmissionCheckState{{Name: "dws", State: kueuev1beta2.CheckStatePending, Message: "Waiting for resources"}}
+			s.Workloads = []kueuev1beta2.Workload{w}
+		}, "DOC013", "Workload team-nlp/flexjob", SeverityWarning, []string{"for want of capacity", "admission check dws (Pending: Waiting for resources)"}},
+		"admitted, pods not ready": {func(s *Snapshot) {
+			s.Workloads = []kueuev1beta2.Workload{workload("stuck", 3*time.Hour, cond("QuotaReserved", "True", "QuotaReserved", ""),
+				cond("Admitted", "True", "Admitted", ""), cond("PodsReady", "False", "PodsReady", "Not all pods are ready or succeeded"))}
+		}, "DOC013", "Workload team-nlp/stuck", SeverityWarning, []string{"admitted, but its pods are not ready"}},
+		"never seen by Kueue": {func(s *Snapshot) { s.Workloads = []kueuev1beta2.Workload{workload("lost", time.Hour)} }, "DOC013", "Workload team-nlp/lost",
+			SeverityWarning, []string{"Kueue has not looked at it"}},
+		"a read failed": {func(s *Snapshot) {
+			s.CQRead.What = "ClusterQueues"
+			s.CQRead.Err = apierrors.NewForbidden(schema.GroupResource{Group: "kueue.x-k8s.io", Resource: "clusterqueues"}, "", errors.New("no"))
+		}, "DOC000", "ClusterQueues", SeverityError, []string{"could not read ClusterQueues", "DOC006 clusterqueue-inactive"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := healthy()
+			tc.breakIt(s)
+			res := Analyze(s, Options{PendingThreshold: 30 * time.Minute})
+			var got *Finding
+			for i, f := range res.Findings {
+				if f.ID == tc.id && f.Object == tc.object {
+					got = &res.Findings[i]
+				}
+			}
+			if got == nil {
+				t.Fatalf("no %s finding on %s; findings: %+v", tc.id, tc.object, res.Findings)
+			}
+			if got.Severity != tc.sev {
+				t.Errorf("severity %s, want %s", got.Severity, tc.sev)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got.Message+" fix: "+got.Fix, w) {
+					t.Errorf("message lacks %q:\n%s\nfix: %s", w, got.Message, got.Fix)
+				}
+			}
+			if got.Fix == "" {
+				t.Error("no fix")
+			}
+		})
+	}
+}
+
+func TestFindingsMostSevereFirst(t *testing.T) {
+	t.Parallel()
+	s := healthy()
+	s.Workloads = []kueuev1beta2.Workload{workload("lost", time.Hour)}
+	s.Pools = s.Pools[:2]
+	s.Webhook.Err = &TimeoutError{What: "Kueue's webhooks", After: time.Second, Err: errors.New("deadline")}
+	res := Analyze(s, Options{})
+	var b strings.Builder
+	if err := Render(&b, res, FormatText); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && (f[0] == "ERROR" || f[0] == "WARNING") {
+			ids = append(ids, f[0]+" "+f[1])
+		}
+	}
+	if got := strings.Join(ids, ", "); got != "ERROR DOC003, ERROR DOC010, WARNING DOC013" {
+		t.Errorf("order: %s\n%s", got, b.String())
+	}
+	if !strings.Contains(b.String(), "3 of 24 checks found something: 2 errors, 1 warning") {
+		t.Errorf("summary:\n%s", b.String())
+	}
+}
+
+func TestVersionLess(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		a, b        string
+		less, known bool
+	}{{"v0.16.2", "v0.17.0", true, true}, {"v0.17.0", "v0.17.0", false, true}, {"v0.18.1-rc.1", "v0.17.0", false, true}, {"latest", "v0.17.0", false, false}} {
+		if less, known := versionLess(c.a, c.b); less != c.less || known != c.known {
+			t.Errorf("versionLess(%s, %s) = %v, %v", c.a, c.b, less, known)
+		}
+	}
+}
+
+// MinKueueVersion is the Kueue module the provider is built with.
+func TestMinKueueVersionIsTheModule(t *testing.T) {
+	t.Parallel()
+	mod, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*sigs\.k8s\.io/kueue (v\S+)`).FindSubmatch(mod)
+	if m == nil || string(m[1]) != MinKueueVersion {
+		t.Errorf("go.mod requires sigs.k8s.io/kueue %s, MinKueueVersion is %s", m[1], MinKueueVersion)
+	}
+}

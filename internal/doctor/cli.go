@@ -1,0 +1,227 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+)
+
+// Exit codes of `mlplatform doctor`, in line with `mlplatform report`'s
+// (0 ok, 1 could not run, 2 usage; findings from 3 up).
+const (
+	ExitOK       = 0 // every check passed
+	ExitError    = 1 // doctor could not run: bad settings, or the Kubernetes API server did not answer
+	ExitUsage    = 2 // bad flags or arguments
+	ExitFindings = 3 // at least one finding (error or warning); the findings are written
+)
+
+// Setting is a provider setting doctor takes as a flag, with the provider's
+// environment fallbacks, in order of precedence (the provider's envFallback;
+// a test keeps them equal).
+type Setting struct {
+	Attr string   // the provider attribute
+	Flag string   // the doctor flag
+	Env  []string // environment variables, first set wins
+}
+
+// Settings are the provider settings doctor uses.
+var Settings = []Setting{
+	{"project", "project", []string{"MLPLATFORM_PROJECT", "GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT"}},
+	{"location", "location", []string{"MLPLATFORM_LOCATION"}},
+	{"cluster", "cluster", []string{"MLPLATFORM_CLUSTER"}},
+	{"container_endpoint", "container-endpoint", []string{"MLPLATFORM_CONTAINER_ENDPOINT"}},
+	{"insecure_endpoints", "insecure-endpoints", []string{"MLPLATFORM_INSECURE_ENDPOINTS"}},
+	{"kubeconfig", "kubeconfig", []string{"MLPLATFORM_KUBECONFIG", "KUBECONFIG"}},
+	{"kube_context", "kube-context", []string{"MLPLATFORM_KUBE_CONTEXT"}},
+}
+
+const usage = `usage: mlplatform doctor [flags]
+
+Checks the live platform, with the provider's settings (flags, else the same
+environment variables the provider reads): Kueue's CRDs, version and webhooks;
+the ProvisioningRequest API when a provisioning check exists; every AdmissionCheck,
+ClusterQueue and LocalQueue Active; every flavor in use exists and is backed by
+a GKE node pool that exists, RUNNING, whose taints the flavor tolerates; workloads
+waiting longer than --pending-threshold, and why. One request per kind.
+
+  --project, --location, --cluster   the GKE cluster (MLPLATFORM_PROJECT or GOOGLE_PROJECT
+                                     or GOOGLE_CLOUD_PROJECT, MLPLATFORM_LOCATION, MLPLATFORM_CLUSTER)
+  --container-endpoint HOST:PORT     GKE API endpoint (MLPLATFORM_CONTAINER_ENDPOINT)
+  --insecure-endpoints               plaintext gRPC to a loopback endpoint (MLPLATFORM_INSECURE_ENDPOINTS)
+  --kubeconfig PATH, --kube-context  (MLPLATFORM_KUBECONFIG or KUBECONFIG, MLPLATFORM_KUBE_CONTEXT);
+                                     without a kubeconfig, the GKE cluster's endpoint with Google credentials
+  --check-timeout DURATION           bound of each request and of the webhook probe (default 10s)
+  --timeout DURATION                 bound of the whole run (default 2m)
+  --pending-threshold DURATION       a workload waiting longer is a finding (default 30m)
+  --format text|json                 default text
+  --list                             list the checks and exit
+
+Exit codes: 0 all checks passed; 1 doctor could not run (settings, or the Kubernetes
+API server did not answer); 2 usage error; 3 findings (written to stdout).
+`
+
+// Command runs `mlplatform doctor` with args and returns its exit code.
+// getenv reads the environment fallbacks.
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	vals := map[string]*string{}
+	for _, s := range Settings {
+		if s.Flag == "insecure-endpoints" {
+			continue
+		}
+		vals[s.Attr] = fs.String(s.Flag, "", s.Attr)
+	}
+	insecure := &optBool{}
+	fs.Var(insecure, "insecure-endpoints", "insecure_endpoints")
+	format := fs.String("format", "text", "text or json")
+	checkTimeout := fs.Duration("check-timeout", 10*time.Second, "per request")
+	timeout := fs.Duration("timeout", 2*time.Minute, "whole run")
+	threshold := fs.Duration("pending-threshold", 30*time.Minute, "pending workloads")
+	list := fs.Bool("list", false, "list the checks")
+	usageErr := func(err error) int {
+		fmt.Fprintf(stderr, "mlplatform doctor: %v\n\n%s", err, usage)
+		return ExitUsage
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			return ExitOK
+		}
+		return usageErr(err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr(fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " ")))
+	}
+	f, err := ParseFormat(*format)
+	if err != nil {
+		return usageErr(err)
+	}
+	if *checkTimeout <= 0 || *timeout <= 0 || *threshold <= 0 {
+		return usageErr(errors.New("--check-timeout, --timeout and --pending-threshold must be positive durations"))
+	}
+	if *list {
+		for _, c := range Checks {
+			fmt.Fprintf(stdout, "%s  %-34s %s\n", c.ID, c.Slug, c.Title)
+		}
+		return ExitOK
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "mlplatform doctor:", err)
+		return ExitError
+	}
+	cfg, err := ResolveConfig(vals, insecure, getenv)
+	if err != nil {
+		return fail(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	opts := Options{CheckTimeout: *checkTimeout, PendingThreshold: *threshold}
+	res, err := RunConfig(ctx, cfg, opts)
+	if err != nil {
+		return fail(err)
+	}
+	if err := Render(stdout, res, f); err != nil {
+		return fail(err)
+	}
+	if res.Failed() {
+		fmt.Fprintf(stderr, "mlplatform doctor: %d findings (exit %d)\n", len(res.Findings), ExitFindings)
+		return ExitFindings
+	}
+	return ExitOK
+}
+
+// optBool is a bool flag that remembers whether it was set.
+type optBool struct{ set, v bool }
+
+func (b *optBool) String() string   { return strconv.FormatBool(b.v) }
+func (b *optBool) IsBoolFlag() bool { return true }
+func (b *optBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	b.set, b.v = true, v
+	return nil
+}
+
+// ResolveConfig is the provider's Configure for doctor's settings: a flag
+// wins over its environment variables, the first of which set wins.
+func ResolveConfig(vals map[string]*string, insecure *optBool, getenv func(string) string) (platform.Config, error) {
+	get := func(attr string) string {
+		if p := vals[attr]; p != nil && *p != "" {
+			return *p
+		}
+		for _, s := range Settings {
+			if s.Attr == attr {
+				for _, e := range s.Env {
+					if v := getenv(e); v != "" {
+						return v
+					}
+				}
+			}
+		}
+		return ""
+	}
+	cfg := platform.Config{
+		Project: get("project"), Location: get("location"), Cluster: get("cluster"),
+		ContainerEndpoint: get("container_endpoint"),
+		Kubeconfig:        get("kubeconfig"), KubeContext: get("kube_context"),
+		UserAgent: "mlplatform-doctor",
+		// Retry stays zero: doctor reports a webhook that does not answer,
+		// within its own timeout, instead of waiting it out.
+	}
+	switch {
+	case insecure != nil && insecure.set:
+		cfg.InsecureEndpoints = insecure.v
+	case get("insecure_endpoints") != "":
+		v, err := strconv.ParseBool(get("insecure_endpoints"))
+		if err != nil {
+			return cfg, fmt.Errorf("MLPLATFORM_INSECURE_ENDPOINTS is %q; use true or false", get("insecure_endpoints"))
+		}
+		cfg.InsecureEndpoints = v
+	}
+	if cfg.InsecureEndpoints && cfg.ContainerEndpoint != "" && !platform.IsLoopback(cfg.ContainerEndpoint) {
+		return cfg, fmt.Errorf("--insecure-endpoints is only allowed with a loopback --container-endpoint (the local sandbox), not %q", cfg.ContainerEndpoint)
+	}
+	if cfg.InsecureEndpoints && cfg.ContainerEndpoint == "" {
+		return cfg, errors.New("--insecure-endpoints needs --container-endpoint set to a loopback address (such as the sandbox's 127.0.0.1:PORT)")
+	}
+	return cfg, nil
+}
+
+// RunConfig builds the clients as the provider does (platform.Clients) and
+// runs every check.
+func RunConfig(ctx context.Context, cfg platform.Config, opts Options) (*Result, error) {
+	clients := platform.NewClients(cfg)
+	defer clients.Close()
+	kc, err := clients.Kube(ctx)
+	if err != nil {
+		return nil, err
+	}
+	src := Sources{Kube: kc}
+	if cfg.Project != "" && cfg.Location != "" && cfg.Cluster != "" {
+		g, err := clients.GKE(ctx)
+		if err != nil {
+			return nil, err
+		}
+		src.GKE, src.Cluster = g, cfg.ClusterName()
+	}
+	return Run(ctx, src, opts)
+}
+
+// Run gathers and analyzes.
+func Run(ctx context.Context, src Sources, opts Options) (*Result, error) {
+	s, err := Gather(ctx, src, opts)
+	if err != nil {
+		return nil, err
+	}
+	return Analyze(s, opts), nil
+}

@@ -1,0 +1,243 @@
+package doctortest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/doctor"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+)
+
+// TestAccDoctor sets up a small platform, checks that doctor passes it, then
+// breaks it one way at a time, each found with a plain message and exit 3,
+// and mended before the next:
+//   - a workload pending for want of quota;
+//   - a flavor deleted out of band (the queues it leaves inactive, and why);
+//   - a pool deleted in the GKE fake (the flavor left without a pool);
+//   - Kueue frozen (SIGSTOP): the webhooks, reported within doctor's own
+//     timeout.
+func TestAccDoctor(t *testing.T) {
+	p := newPlatform(t)
+	p.shared()
+	p.teams(0, 3)
+
+	t.Run("clean", func(t *testing.T) {
+		start := time.Now()
+		code, out, res := p.until("a clean platform", clean)
+		t.Logf("clean after %s:\n%s", time.Since(start).Round(time.Millisecond), out)
+		if !regexp.MustCompile(`(?m)^all \d+ checks passed$`).MatchString(out) || !res.Passed || code != 0 {
+			t.Errorf("want all N checks passed, exit 0; got exit %d:\n%s", code, out)
+		}
+	})
+
+	t.Run("workload pending for want of quota", func(t *testing.T) {
+		wl := &kueuev1beta2.Workload{
+			ObjectMeta: metav1.ObjectMeta{Name: "too-big", Namespace: nsName(0)},
+			Spec: kueuev1beta2.WorkloadSpec{QueueName: "default", PodSets: []kueuev1beta2.PodSet{{Name: "main", Count: 1,
+				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{
+					Name: "train", Image: "trainer",
+					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{"cpu": resource.MustParse("100")}},
+				}}}}}}},
+		}
+		if _, err := p.kq.KueueV1beta2().Workloads(wl.Namespace).Create(p.ctx, wl, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			_ = p.kq.KueueV1beta2().Workloads(wl.Namespace).Delete(context.Background(), wl.Name, metav1.DeleteOptions{})
+			p.until("clean again after the workload is deleted", clean)
+		}()
+		code, out, res := p.until("the pending workload", func(_ int, _ string, res jsonResult) bool {
+			f := has(res, doctor.CheckWorkloadPending.ID, "Workload "+nsName(0)+"/too-big")
+			return f != nil && strings.Contains(f.Message, "for want of quota")
+		}, "--pending-threshold", "1s")
+		t.Logf("exit %d:\n%s", code, out)
+		f := has(res, doctor.CheckWorkloadPending.ID, "Workload "+nsName(0)+"/too-big")
+		if code != doctor.ExitFindings || !strings.Contains(f.Message, "insufficient quota for cpu") {
+			t.Errorf("want exit 3 and Kueue's quota message; got exit %d: %s", code, f.Message)
+		}
+	})
+
+	t.Run("flavor deleted out of band", func(t *testing.T) {
+		p.deleteFlavor(gpuPool)
+		p.forgetFlavor(gpuPool)
+		defer func() {
+			if err := p.createFlavor(gpuPool); err != nil {
+				t.Error(err)
+			}
+			p.until("clean again after the flavor is back", clean)
+		}()
+		code, out, res := p.until("the queues left inactive", func(_ int, _ string, res jsonResult) bool {
+			for i := range 3 {
+				if has(res, doctor.CheckClusterQueue.ID, "ClusterQueue "+nsName(i)) == nil {
+					return false
+				}
+			}
+			return has(res, doctor.CheckFlavorMissing.ID, "ResourceFlavor "+gpuPool) != nil
+		})
+		t.Logf("exit %d:\n%s", code, out)
+		cq := has(res, doctor.CheckClusterQueue.ID, "ClusterQueue "+nsName(0))
+		want := fmt.Sprintf(`ClusterQueue %s is not active: its ResourceFlavor "%s" does not exist (Kueue says FlavorNotFound`, nsName(0), gpuPool)
+		if code != doctor.ExitFindings || !strings.Contains(cq.Message, want) || !strings.Contains(cq.Message, nsName(0)+"/default wait") {
+			t.Errorf("want exit 3 and %q naming its LocalQueue; got exit %d: %s", want, code, cq.Message)
+		}
+		fl := has(res, doctor.CheckFlavorMissing.ID, "ResourceFlavor "+gpuPool)
+		if !strings.Contains(fl.Message, "ClusterQueues doc-team-0, doc-team-1, doc-team-2 name it") {
+			t.Errorf("the flavor finding does not name the queues: %s", fl.Message)
+		}
+	})
+
+	t.Run("pool deleted in the fake", func(t *testing.T) {
+		p.deletePool(gpuPool)
+		defer func() {
+			p.createPool(gpuPool, false)
+			p.until("clean again after the pool is back", clean)
+		}()
+		code, out, res := p.until("the flavor without a pool", func(_ int, _ string, res jsonResult) bool {
+			return has(res, doctor.CheckFlavorPool.ID, "ResourceFlavor "+gpuPool) != nil
+		})
+		t.Logf("exit %d:\n%s", code, out)
+		f := has(res, doctor.CheckFlavorPool.ID, "ResourceFlavor "+gpuPool)
+		want := fmt.Sprintf("ResourceFlavor %s has no GKE node pool: its node_labels select node pool %s (cloud.google.com/gke-nodepool=%s), and cluster training has no such pool", gpuPool, gpuPool, gpuPool)
+		if code != doctor.ExitFindings || !strings.Contains(f.Message, want) {
+			t.Errorf("want exit 3 and %q; got exit %d: %s", want, code, f.Message)
+		}
+	})
+
+	t.Run("Kueue frozen", func(t *testing.T) {
+		pid := p.env.Processes()["kueue"]
+		if pid == 0 {
+			t.Fatal("no Kueue manager in the environment")
+		}
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		watchdog := time.AfterFunc(2*time.Minute, func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+		thawed := false
+		thaw := func() {
+			if !thawed {
+				watchdog.Stop()
+				_ = syscall.Kill(pid, syscall.SIGCONT)
+				thawed = true
+			}
+		}
+		defer func() {
+			thaw()
+			p.until("clean again after Kueue is thawed", clean)
+		}()
+		const checkTimeout = 3 * time.Second
+		start := time.Now()
+		code, out, _, _ := p.runText("--check-timeout", checkTimeout.String(), "--timeout", "20s")
+		took := time.Since(start)
+		t.Logf("frozen: doctor exited %d after %s:\n%s", code, took.Round(time.Millisecond), out)
+		if code != doctor.ExitFindings || !strings.Contains(out, "ERROR   DOC003 kueue-webhooks: Kueue's admission webhooks did not answer within 3s") {
+			t.Errorf("want exit 3 and DOC003 first; got exit %d:\n%s", code, out)
+		}
+		if !strings.HasPrefix(out, "ERROR   DOC003") {
+			t.Errorf("the webhook finding is not the first line:\n%s", out)
+		}
+		if took > checkTimeout+5*time.Second {
+			t.Errorf("doctor took %s with Kueue frozen, more than its check timeout (%s) and 5 s", took.Round(time.Millisecond), checkTimeout)
+		}
+	})
+}
+
+// runText is one text run (no JSON run after it, so it is timed alone).
+func (p *platform) runText(extra ...string) (int, string, string, jsonResult) {
+	args := []string{"--kubeconfig", p.env.Kubeconfig, "--project", p.env.Project, "--location", p.env.Location,
+		"--cluster", p.env.Cluster, "--container-endpoint", p.env.GCP.Addr(), "--insecure-endpoints"}
+	var out, errOut strings.Builder
+	code := doctor.Command(p.ctx, append(args, extra...), &out, &errOut, func(string) string { return "" })
+	return code, out.String(), errOut.String(), jsonResult{}
+}
+
+// countingTransport counts the requests a client sends, by method and path.
+type countingTransport struct {
+	next  http.RoundTripper
+	n     atomic.Int64
+	lines chan string
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	select {
+	case c.lines <- r.Method + " " + r.URL.Path:
+	default:
+	}
+	return c.next.RoundTrip(r)
+}
+
+// TestAccDoctorRequestsBounded runs doctor on the platform at 10 and at 100
+// teams (a namespace, ClusterQueue and LocalQueue each, and a workload per
+// team) and counts its requests at the clients: HTTP requests to the
+// Kubernetes API server through a counting RoundTripper, RPCs to GKE at the
+// fake. The counts are the same at both sizes: one LIST per kind.
+func TestAccDoctorRequestsBounded(t *testing.T) {
+	p := newPlatform(t)
+	p.shared()
+	measure := func(teams int) (kubeReqs int64, gkeReqs int, paths []string) {
+		p.teams(0, teams)
+		for i := range teams {
+			wl := &kueuev1beta2.Workload{
+				ObjectMeta: metav1.ObjectMeta{Name: "small", Namespace: nsName(i)},
+				Spec: kueuev1beta2.WorkloadSpec{QueueName: "default", PodSets: []kueuev1beta2.PodSet{{Name: "main", Count: 1,
+					Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{
+						Name: "train", Image: "trainer", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{"cpu": resource.MustParse("1")}},
+					}}}}}}},
+			}
+			_, err := p.kq.KueueV1beta2().Workloads(wl.Namespace).Create(p.ctx, wl, metav1.CreateOptions{})
+			ignoreExists(t, err)
+		}
+		ct := &countingTransport{lines: make(chan string, 1000)}
+		cfg := rest.CopyConfig(p.env.REST)
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { ct.next = rt; return ct })
+		kc, err := kube.New(cfg, "doctor-test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := gke.New(p.ctx, p.env.GCP.ClientOptions()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		p.env.GCP.ResetRequests()
+		start := time.Now()
+		res, err := doctor.Run(p.ctx, doctor.Sources{Kube: kc, GKE: g, Cluster: p.cluster()}, doctor.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		for _, n := range p.env.GCP.Requests() {
+			gkeReqs += n
+		}
+		close(ct.lines)
+		for l := range ct.lines {
+			paths = append(paths, l)
+		}
+		t.Logf("%d teams: %d checks, %d findings, %d Kubernetes requests, %d GKE RPCs, in %s", teams, res.Checks, len(res.Findings),
+			ct.n.Load(), gkeReqs, took.Round(time.Millisecond))
+		return ct.n.Load(), gkeReqs, paths
+	}
+	k10, g10, paths := measure(10)
+	k100, g100, _ := measure(100)
+	t.Logf("requests at 10 teams:\n  %s", strings.Join(paths, "\n  "))
+	if k10 != k100 || g10 != g100 {
+		t.Errorf("requests grow with the platform: %d Kubernetes + %d GKE at 10 teams, %d + %d at 100", k10, g10, k100, g100)
+	}
+	if k100 > 10 || g100 != 1 {
+		t.Errorf("want at most 10 Kubernetes requests (one per kind and the probe) and 1 ListNodePools; got %d and %d", k100, g100)
+	}
+}

@@ -1,0 +1,231 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+)
+
+// KueueNamespace is where Kueue's manifests and chart install the manager.
+const KueueNamespace = "kueue-system"
+
+// ProbeFlavor is the name of the ResourceFlavor the webhook probe dry-run
+// creates (never stored).
+const ProbeFlavor = "mlplatform-doctor-probe"
+
+// Sources are the clients doctor reads through.
+type Sources struct {
+	Kube *kube.Client
+	GKE  *gke.Client // nil: the GKE checks are not run (a note says so)
+	// Cluster is the GKE cluster's resource name,
+	// projects/P/locations/L/clusters/C.
+	Cluster string
+}
+
+// Options bound a run.
+type Options struct {
+	// CheckTimeout bounds each read (and the webhook probe). Default 10s.
+	CheckTimeout time.Duration
+	// PendingThreshold is how long a workload may wait for admission before
+	// it is a finding. Default 30m.
+	PendingThreshold time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.CheckTimeout <= 0 {
+		o.CheckTimeout = 10 * time.Second
+	}
+	if o.PendingThreshold <= 0 {
+		o.PendingThreshold = 30 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Read is the outcome of one request: Err is nil when it succeeded.
+type Read struct {
+	What    string        // what was read, e.g. "ClusterQueues"
+	Err     error         // nil on success
+	Elapsed time.Duration // how long it took
+}
+
+func (r Read) ok() bool { return r.Err == nil }
+
+// Snapshot is everything the checks look at, read with one request per kind.
+type Snapshot struct {
+	Now          time.Time
+	Cluster      string
+	CheckTimeout time.Duration
+
+	CRDs     []apiextv1.CustomResourceDefinition
+	CRDsRead Read
+
+	// KueueDeployments are the Deployments in kueue-system (Kueue's manager,
+	// when it runs in the cluster).
+	KueueDeployments []appsv1.Deployment
+	DeploymentsRead  Read
+
+	// Webhook is the dry-run create of a ResourceFlavor.
+	Webhook Read
+
+	Namespaces      []corev1.Namespace
+	NamespacesRead  Read
+	ClusterQueues   []kueuev1beta2.ClusterQueue
+	CQRead          Read
+	LocalQueues     []kueuev1beta2.LocalQueue
+	LQRead          Read
+	Flavors         []kueuev1beta2.ResourceFlavor
+	FlavorsRead     Read
+	AdmissionChecks []kueuev1beta2.AdmissionCheck
+	ACRead          Read
+	Workloads       []kueuev1beta2.Workload
+	WorkloadsRead   Read
+
+	Pools     []*containerpb.NodePool
+	PoolsRead Read // What is "" when there is no GKE client
+}
+
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// ErrUnreachable is returned (wrapped) when not one Kubernetes read succeeded.
+var ErrUnreachable = errors.New("the Kubernetes API server did not answer")
+
+// Gather reads the platform: one LIST per kind, one dry-run create, one
+// ListNodePools. Each request is bounded by opts.CheckTimeout, all of them
+// by ctx. A failed read is recorded in the Snapshot (the checks that need
+// it report DOC000); Gather fails only when no Kubernetes read succeeded.
+func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
+	opts = opts.withDefaults()
+	s := &Snapshot{Now: opts.Now(), Cluster: src.Cluster, CheckTimeout: opts.CheckTimeout}
+	k := src.Kube
+	read := func(what string, f func(ctx context.Context) error) Read {
+		rctx, cancel := context.WithTimeout(ctx, opts.CheckTimeout)
+		defer cancel()
+		start := time.Now()
+		err := f(rctx)
+		r := Read{What: what, Err: err, Elapsed: time.Since(start)}
+		if err != nil && rctx.Err() != nil && ctx.Err() == nil {
+			r.Err = &TimeoutError{What: what, After: opts.CheckTimeout, Err: err}
+		}
+		return r
+	}
+	s.CRDsRead = read("CustomResourceDefinitions", func(ctx context.Context) error {
+		l, err := k.Dynamic.Resource(crdGVR).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, u := range l.Items {
+			var crd apiextv1.CustomResourceDefinition
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &crd); err != nil {
+				return fmt.Errorf("decode CRD %s: %w", u.GetName(), err)
+			}
+			if strings.HasSuffix(crd.Name, "."+kueuev1beta2.GroupVersion.Group) || crd.Name == provisioningRequestCRD {
+				s.CRDs = append(s.CRDs, crd)
+			}
+		}
+		return nil
+	})
+	s.DeploymentsRead = read("Deployments in "+KueueNamespace, func(ctx context.Context) error {
+		l, err := k.Core.AppsV1().Deployments(KueueNamespace).List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.KueueDeployments = l.Items
+		}
+		return err
+	})
+	s.Webhook = read("Kueue's webhooks", func(ctx context.Context) error {
+		probe := &kueuev1beta2.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: ProbeFlavor}}
+		_, err := k.Kueue.KueueV1beta2().ResourceFlavors().Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if apierrors.IsAlreadyExists(err) || apierrors.IsInvalid(err) || apierrors.IsForbidden(err) && strings.Contains(err.Error(), "admission webhook") {
+			return nil // the webhooks answered; the API server refused the object for its own reasons
+		}
+		return err
+	})
+	s.NamespacesRead = read("Namespaces", func(ctx context.Context) error {
+		l, err := k.Core.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.Namespaces = l.Items
+		}
+		return err
+	})
+	q := k.Kueue.KueueV1beta2()
+	s.CQRead = read("ClusterQueues", func(ctx context.Context) error {
+		l, err := q.ClusterQueues().List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.ClusterQueues = l.Items
+		}
+		return err
+	})
+	s.LQRead = read("LocalQueues", func(ctx context.Context) error {
+		l, err := q.LocalQueues("").List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.LocalQueues = l.Items
+		}
+		return err
+	})
+	s.FlavorsRead = read("ResourceFlavors", func(ctx context.Context) error {
+		l, err := q.ResourceFlavors().List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.Flavors = l.Items
+		}
+		return err
+	})
+	s.ACRead = read("AdmissionChecks", func(ctx context.Context) error {
+		l, err := q.AdmissionChecks().List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.AdmissionChecks = l.Items
+		}
+		return err
+	})
+	s.WorkloadsRead = read("Workloads", func(ctx context.Context) error {
+		l, err := q.Workloads("").List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.Workloads = l.Items
+		}
+		return err
+	})
+	if src.GKE != nil && src.Cluster != "" {
+		s.PoolsRead = read("GKE node pools of "+src.Cluster, func(ctx context.Context) error {
+			resp, err := src.GKE.CM.ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: src.Cluster})
+			if err == nil {
+				s.Pools = resp.GetNodePools()
+			}
+			return err
+		})
+	}
+	if !s.CRDsRead.ok() && !s.NamespacesRead.ok() && !s.CQRead.ok() && !s.LQRead.ok() {
+		return s, fmt.Errorf("%w (%s): %w", ErrUnreachable, k.Host, s.NamespacesRead.Err)
+	}
+	return s, nil
+}
+
+// TimeoutError is a read that did not finish within the check timeout.
+type TimeoutError struct {
+	What  string
+	After time.Duration
+	Err   error
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s did not answer within %s (%v)", e.What, e.After, e.Err)
+}
+
+func (e *TimeoutError) Unwrap() error { return e.Err }
