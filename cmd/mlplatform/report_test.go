@@ -88,3 +88,45 @@ func TestReportCmd(t *testing.T) {
 		})
 	}
 }
+
+// TestReportChecksOnRealPlans runs `mlplatform report --fail-on checks` on
+// the plans internal/report's acceptance tests saved from real terraform
+// plans: one per check (exit 6), the clean platform and the example
+// configuration (exit 0, "All 14 checks passed."), and a plan whose check
+// could not decide (exit 0: undecided never fails).
+func TestReportChecksOnRealPlans(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("..", "..", "internal", "report", "testdata")
+	plans, err := filepath.Glob(filepath.Join(dir, "real_check_*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans = append(plans, filepath.Join(dir, "real_training_cluster.json"))
+	if len(plans) < 17 {
+		t.Fatalf("found %d real plans, want the 14 checks, clean, undecided and the example", len(plans))
+	}
+	for _, plan := range plans {
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(plan), "real_check_"), ".json")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			wantCode, wantOut := 0, "All 14 checks passed."
+			switch {
+			case strings.HasPrefix(name, "mlp"):
+				wantCode, wantOut = 6, "MLP"+strings.TrimPrefix(name, "mlp")+" "
+			case name == "undecided":
+				wantOut = "(undecided)"
+			}
+			var stdout, stderr bytes.Buffer
+			code := reportCmd([]string{"--fail-on", "checks", plan}, nil, &stdout, &stderr)
+			if code != wantCode {
+				t.Errorf("exit code %d, want %d; stderr: %s", code, wantCode, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), wantOut) {
+				t.Errorf("stdout lacks %q:\n%s", wantOut, stdout.String())
+			}
+			if code := reportCmd([]string{plan}, nil, &stdout, &stderr); code != 0 {
+				t.Errorf("without --fail-on checks: exit %d, want 0", code)
+			}
+		})
+	}
+}

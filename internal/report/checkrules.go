@@ -511,17 +511,19 @@ func checkWIBlockedByPolicy(c *checkCtx) {
 				c.undecided(res, fmt.Sprintf("could not decide whether the training network policy of %s lets %s reach the metadata server: metadata_server or dns is %s", w.Namespace.S, who, unknownText))
 				continue
 			}
-			var off []string
+			var off, fix []string
 			if !p.Metadata {
 				off = append(off, "metadata_server (egress to 169.254.169.254 and 169.254.169.252)")
+				fix = append(fix, "metadata_server = true")
 			}
 			if !p.DNS {
 				off = append(off, "dns (so metadata.google.internal does not resolve)")
+				fix = append(fix, "dns = true")
 			}
 			if len(off) > 0 {
 				c.add(SevError, res,
 					fmt.Sprintf("%s never get a Workload Identity token, so every Google API call fails: the training network policy of %s turns off %s", who, w.Namespace.S, strings.Join(off, " and ")),
-					"remove metadata_server = false and dns = false from the training network policy (both default to true)")
+					"set "+strings.Join(fix, " and ")+" on the training network policy (the default), or drop the Workload Identity binding if the pods need no Google API")
 			}
 		}
 	}
