@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -336,5 +338,19 @@ func TestCheckMessage(t *testing.T) {
 		Fix:       "set the ClusterQueue's namespace_selector to its team namespace's selector (mlplatform_team_namespace.<team>.selector), or correct the team namespace's team or labels"}}
 	if diff := cmp.Diff(want, r.Checks); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestChecksDocumented: the docs page has a section per check.
+func TestChecksDocumented(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", "checks.md.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range checkDefs {
+		if !strings.Contains(string(doc), "### "+d.ID+" "+d.Slug+" (") {
+			t.Errorf("templates/guides/checks.md.tmpl has no section %q", "### "+d.ID+" "+d.Slug)
+		}
 	}
 }
