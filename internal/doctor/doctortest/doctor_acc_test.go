@@ -164,20 +164,25 @@ func (p *platform) runText(extra ...string) (int, string, string, jsonResult) {
 	return code, out.String(), errOut.String(), jsonResult{}
 }
 
-// countingTransport counts the requests a client sends, by method and path.
-type countingTransport struct {
-	next  http.RoundTripper
+// counter counts the requests of every clientset built from one rest.Config
+// (each wraps its own transport), by method and path.
+type counter struct {
 	n     atomic.Int64
 	lines chan string
 }
 
-func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	c.n.Add(1)
+type countingTransport struct {
+	next http.RoundTripper
+	c    *counter
+}
+
+func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	t.c.n.Add(1)
 	select {
-	case c.lines <- r.Method + " " + r.URL.Path:
+	case t.c.lines <- r.Method + " " + r.URL.Path:
 	default:
 	}
-	return c.next.RoundTrip(r)
+	return t.next.RoundTrip(r)
 }
 
 // TestAccDoctorRequestsBounded runs doctor on the platform at 10 and at 100
@@ -201,9 +206,12 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 			_, err := p.kq.KueueV1beta2().Workloads(wl.Namespace).Create(p.ctx, wl, metav1.CreateOptions{})
 			ignoreExists(t, err)
 		}
-		ct := &countingTransport{lines: make(chan string, 1000)}
+		// Kueue reports on the new queues and workloads: doctor runs once
+		// everything is Active and admitted, so the run measured is a clean one.
+		p.until(fmt.Sprintf("%d teams clean", teams), clean)
+		ct := &counter{lines: make(chan string, 1000)}
 		cfg := rest.CopyConfig(p.env.REST)
-		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { ct.next = rt; return ct })
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &countingTransport{next: rt, c: ct} })
 		kc, err := kube.New(cfg, "doctor-test")
 		if err != nil {
 			t.Fatal(err)
@@ -220,6 +228,9 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		took := time.Since(start)
+		if res.Failed() {
+			t.Errorf("%d teams: findings on the clean platform: %+v", teams, res.Findings)
+		}
 		for _, n := range p.env.GCP.Requests() {
 			gkeReqs += n
 		}
