@@ -280,7 +280,7 @@ func (a analysis) admissionChecks() {
 				continue
 			case !r.Ready:
 				when := ""
-				if provCRD.CreationTimestamp.After(a.kueueStart()) {
+				if start := a.kueueStart(); !start.IsZero() && provCRD.CreationTimestamp.After(start) {
 					when = fmt.Sprintf(" (the API appeared at %s, after Kueue started)", provCRD.CreationTimestamp.UTC().Format(time.RFC3339))
 				}
 				a.f.add(CheckProvisioningAPI, SeverityError, obj, fmt.Sprintf("AdmissionCheck %s is not active although the ProvisioningRequest API is served%s: "+
@@ -481,9 +481,9 @@ func (a analysis) flavorsMissing(cqs map[string]*kueuev1beta2.ClusterQueue, flav
 			a.f.add(CheckFlavorMissing, SeverityError, "ResourceFlavor "+name, fmt.Sprintf("ResourceFlavor %s does not exist, but %s it in quotas: inactive, they admit nothing", name, queues(users[name], "names", "name")),
 				"create it again (terraform apply puts back a flavor deleted out of band), or remove it from the queues' resource_groups")
 		case fl.DeletionTimestamp != nil:
-			a.f.add(CheckFlavorMissing, SeverityError, "ResourceFlavor "+name, fmt.Sprintf("ResourceFlavor %s is being deleted (since %s); Kueue keeps it "+
-				"only while %s it", name, fl.DeletionTimestamp.UTC().Format(time.RFC3339), queues(users[name], "names", "name")),
-				"remove it from those queues' resource_groups first, or cancel the deletion by applying the configuration that has it")
+			a.f.add(CheckFlavorMissing, SeverityWarning, "ResourceFlavor "+name, fmt.Sprintf("ResourceFlavor %s is being deleted (since %s); Kueue's finalizer keeps it "+
+				"only while %s it: once it goes, they turn inactive and admit nothing", name, fl.DeletionTimestamp.UTC().Format(time.RFC3339), queues(users[name], "names", "name")),
+				"a deletion cannot be undone: if the flavor should stay, run terraform apply once it is gone to create it again; if it should go, remove it from those queues' resource_groups")
 		default:
 			a.f.pass(1)
 		}

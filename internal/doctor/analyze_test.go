@@ -152,6 +152,8 @@ func TestAnalyzeFindings(t *testing.T) {
 		}, "DOC003", "Kueue webhooks", SeverityError, []string{"could not call Kueue's admission webhooks", "connection refused"}},
 		"ProvisioningRequest API missing": {func(s *Snapshot) { s.CRDs = s.CRDs[:len(s.CRDs)-1] }, "DOC004", "AdmissionCheck dws", SeverityError,
 			[]string{"does not serve the ProvisioningRequest API"}},
+		"ProvisioningRequest API served, check inactive, Kueue's start unknown": {func(s *Snapshot) { s.AdmissionChecks[0].Status.Conditions = nil }, "DOC004",
+			"AdmissionCheck dws", SeverityError, []string{"is not active although the ProvisioningRequest API is served: Kueue looks for that API only when it starts", "restart Kueue"}},
 		"ProvisioningRequest API came after Kueue": {func(s *Snapshot) {
 			s.CRDs[len(s.CRDs)-1].CreationTimestamp = metav1.NewTime(now.Add(-time.Hour))
 			s.KueueDeployments = []appsv1.Deployment{{Status: appsv1.DeploymentStatus{Conditions: []appsv1.DeploymentCondition{{LastUpdateTime: metav1.NewTime(now.Add(-2 * time.Hour))}}}}}
@@ -169,7 +171,7 @@ func TestAnalyzeFindings(t *testing.T) {
 		}, "DOC006", "ClusterQueue team-nlp", SeverityError, []string{`its ResourceFlavor "l4" does not exist (Kueue says FlavorNotFound`}},
 		"flavor deleted, by flavor": {func(s *Snapshot) { s.Flavors = s.Flavors[1:] }, "DOC009", "ResourceFlavor l4", SeverityError,
 			[]string{"ResourceFlavor l4 does not exist, but ClusterQueue team-nlp names it"}},
-		"flavor terminating": {func(s *Snapshot) { d := metav1.NewTime(now); s.Flavors[0].DeletionTimestamp = &d }, "DOC009", "ResourceFlavor l4", SeverityError,
+		"flavor terminating": {func(s *Snapshot) { d := metav1.NewTime(now); s.Flavors[0].DeletionTimestamp = &d }, "DOC009", "ResourceFlavor l4", SeverityWarning,
 			[]string{"is being deleted"}},
 		"local queue inactive": {func(s *Snapshot) { s.LocalQueues[0].Status.Conditions = active("ClusterQueueDoesNotExist", false) }, "DOC007", "LocalQueue team-nlp/gpu",
 			SeverityError, []string{`its ClusterQueue "team-nlp" does not exist`}},

@@ -132,7 +132,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return fail(err)
 	}
 	if res.Failed() {
-		fmt.Fprintf(stderr, "mlplatform doctor: %d findings (exit %d)\n", len(res.Findings), ExitFindings)
+		fmt.Fprintf(stderr, "mlplatform doctor: %s (exit %d)\n", plural(len(res.Findings), "finding"), ExitFindings)
 		return ExitFindings
 	}
 	return ExitOK

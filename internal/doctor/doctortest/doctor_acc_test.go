@@ -73,6 +73,14 @@ func TestAccDoctor(t *testing.T) {
 
 	t.Run("flavor deleted out of band", func(t *testing.T) {
 		p.deleteFlavor(gpuPool)
+		// Kueue's finalizer holds it while queues name it: doctor says so.
+		code, out, _ := p.until("the flavor held in deletion", func(_ int, _ string, res jsonResult) bool {
+			f := has(res, doctor.CheckFlavorMissing.ID, "ResourceFlavor "+gpuPool)
+			return f != nil && strings.Contains(f.Message, "is being deleted")
+		})
+		if code != doctor.ExitFindings {
+			t.Errorf("flavor being deleted: exit %d, want 3:\n%s", code, out)
+		}
 		p.forgetFlavor(gpuPool)
 		defer func() {
 			if err := p.createFlavor(gpuPool); err != nil {
