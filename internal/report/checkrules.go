@@ -48,7 +48,7 @@ func checkQueueSelectsNoNamespace(c *checkCtx) {
 		case q.Selector.Null:
 			c.add(SevError, res,
 				fmt.Sprintf("%s: ClusterQueue %s has no namespace_selector, which Kueue reads as matching no namespace", jobsOn(lqs, q.Name), q.Name),
-				"set namespace_selector to the team namespace's selector (namespace_selector = mlplatform_team_namespace.<team>.selector); {} selects every namespace")
+				"set namespace_selector to the team namespace's selector (namespace_selector = mlplatform_team_namespace.TEAM.selector); {} selects every namespace")
 			continue
 		case q.Selector.all() || len(c.namespaces) == 0:
 			continue // selects every namespace; or the namespaces are managed elsewhere
@@ -71,7 +71,7 @@ func checkQueueSelectsNoNamespace(c *checkCtx) {
 		default:
 			c.add(SevError, res,
 				fmt.Sprintf("%s: ClusterQueue %s selects %s, and no team namespace has that label", jobsOn(lqs, q.Name), q.Name, q.Selector.describe()),
-				"set the ClusterQueue's namespace_selector to its team namespace's selector (mlplatform_team_namespace.<team>.selector), or correct the team namespace's team or labels")
+				"set the ClusterQueue's namespace_selector to its team namespace's selector (mlplatform_team_namespace.TEAM.selector), or correct the team namespace's team or labels")
 		}
 	}
 }
@@ -128,7 +128,7 @@ func checkLocalQueueClusterQueue(c *checkCtx) {
 		default:
 			c.add(SevWarning, []string{l.Address},
 				fmt.Sprintf("jobs submitted to %s will never be admitted unless ClusterQueue %s exists: it is not in this configuration (if it exists in the cluster, ignore this), and Kueue keeps a LocalQueue whose ClusterQueue is missing inactive", l.label(), l.CQ.S),
-				"set cluster_queue to a ClusterQueue of this configuration (mlplatform_cluster_queue.<team>.name), or check the spelling")
+				"set cluster_queue to a ClusterQueue of this configuration (mlplatform_cluster_queue.TEAM.name), or check the spelling")
 		}
 	}
 }
@@ -166,7 +166,7 @@ func checkFlavorMissing(c *checkCtx) {
 			}
 			c.add(SevWarning, []string{o.Address},
 				fmt.Sprintf("%s %s admits no job while ResourceFlavor %s does not exist: the flavor is not in this configuration (if it exists in the cluster, ignore this), and Kueue keeps a %s with a missing flavor inactive", kind, o.Name, k.Flavor, kind),
-				"add an mlplatform_resource_flavor named "+k.Flavor+" or name the flavor by reference (mlplatform_resource_flavor.<x>.name) in resource_groups")
+				"add an mlplatform_resource_flavor named "+k.Flavor+" or name the flavor by reference (mlplatform_resource_flavor.NAME.name) in resource_groups")
 		}
 	}
 }
@@ -225,7 +225,7 @@ func checkFlavorSelectsNoPool(c *checkCtx) {
 		case len(pools) == 0:
 			c.add(SevError, []string{f.Address},
 				fmt.Sprintf("quota on flavor %s (%s nvidia.com/gpu) is for capacity that cannot exist: its node_labels select no mlplatform_gpu_pool of this configuration, so workloads admitted on it stay Pending", f.Name, c.quotaHolders(f.Name)),
-				"set the flavor's node_labels to its pool's node_selector (node_labels = mlplatform_gpu_pool.<pool>.node_selector)")
+				"set the flavor's node_labels to its pool's node_selector (node_labels = mlplatform_gpu_pool.POOL.node_selector)")
 		}
 	}
 }
@@ -256,7 +256,7 @@ func checkFlavorMixedPools(c *checkCtx) {
 			}
 			c.add(SevWarning, res,
 				fmt.Sprintf("a job admitted on flavor %s may run on any of %s: its quota does not say which GPU a job gets", f.Name, strings.Join(desc, ", ")),
-				"make one flavor per kind of GPU, each with node_labels = mlplatform_gpu_pool.<pool>.node_selector")
+				"make one flavor per kind of GPU, each with node_labels = mlplatform_gpu_pool.POOL.node_selector")
 		}
 	}
 }
@@ -418,7 +418,7 @@ func checkQueuedWithoutCheck(c *checkCtx) {
 				c.add(SevError, res,
 					fmt.Sprintf("workloads ClusterQueue %s admits on flavor %s wait for nodes that never come: pool %s has queued_provisioning, so GKE creates its nodes only for a ProvisioningRequest, and no provisioning admission check of the queue applies to %s",
 						q.Name, fname, names(queued, poolName), fname),
-					fmt.Sprintf("add to the ClusterQueue admission_checks = { (mlplatform_provisioning_admission_check.<check>.name) = { on_flavors = [%q] } }", fname))
+					fmt.Sprintf("add to the ClusterQueue admission_checks = { (mlplatform_provisioning_admission_check.CHECK.name) = { on_flavors = [%q] } }", fname))
 			}
 		}
 	}

@@ -335,7 +335,7 @@ func TestCheckMessage(t *testing.T) {
 	want := []Finding{{ID: "MLP001", Slug: "queue-selects-no-namespace", Severity: SevError,
 		Resources: []string{"mlplatform_cluster_queue.a", "mlplatform_local_queue.a"},
 		What:      "jobs submitted to team-a/gpu will never be admitted: ClusterQueue team-a selects namespaces labelled mlplatform.dev/team=nlp-research, and no team namespace has that label",
-		Fix:       "set the ClusterQueue's namespace_selector to its team namespace's selector (mlplatform_team_namespace.<team>.selector), or correct the team namespace's team or labels"}}
+		Fix:       "set the ClusterQueue's namespace_selector to its team namespace's selector (mlplatform_team_namespace.TEAM.selector), or correct the team namespace's team or labels"}}
 	if diff := cmp.Diff(want, r.Checks); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
