@@ -291,3 +291,24 @@ func TestMinKueueVersionIsTheModule(t *testing.T) {
 		t.Errorf("go.mod requires sigs.k8s.io/kueue %s, MinKueueVersion is %s", m[1], MinKueueVersion)
 	}
 }
+
+func TestTolerates(t *testing.T) {
+	t.Parallel()
+	taint := corev1.Taint{Key: "cloud.google.com/gke-spot", Value: "true", Effect: corev1.TaintEffectNoSchedule}
+	for _, c := range []struct {
+		tol  corev1.Toleration
+		want bool
+	}{
+		{corev1.Toleration{Key: "cloud.google.com/gke-spot", Operator: corev1.TolerationOpEqual, Value: "true", Effect: corev1.TaintEffectNoSchedule}, true},
+		{corev1.Toleration{Key: "cloud.google.com/gke-spot", Value: "true"}, true}, // "" is Equal; any effect
+		{corev1.Toleration{Key: "cloud.google.com/gke-spot", Operator: corev1.TolerationOpExists}, true},
+		{corev1.Toleration{Operator: corev1.TolerationOpExists}, true}, // tolerates everything
+		{corev1.Toleration{Key: "cloud.google.com/gke-spot", Operator: corev1.TolerationOpEqual, Value: "false"}, false},
+		{corev1.Toleration{Key: "cloud.google.com/gke-spot", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}, false},
+		{corev1.Toleration{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists}, false},
+	} {
+		if got := tolerates(c.tol, taint); got != c.want {
+			t.Errorf("tolerates(%+v) = %v, want %v", c.tol, got, c.want)
+		}
+	}
+}
