@@ -26,7 +26,7 @@ const usage = `usage:
                                                              review a plan (terraform show -json): quotas, capacity, cost, drift
   mlplatform doctor [--kubeconfig PATH] [--project P --location L --cluster C] [--format text|json]
                   [--pending-threshold DURATION] [--check-timeout DURATION] [--timeout DURATION]
-                                                             check the live platform (exit 3 on findings)
+                                                             check the live platform (exit 6 on findings)
   mlplatform version
 `
 

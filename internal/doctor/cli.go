@@ -13,13 +13,15 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
 )
 
-// Exit codes of `mlplatform doctor`, in line with `mlplatform report`'s
-// (0 ok, 1 could not run, 2 usage; findings from 3 up).
+// Exit codes of `mlplatform doctor`, the same as `mlplatform report`'s for
+// the same outcomes: 0 ok, 1 could not run, 2 usage, and 6, the report's
+// `--fail-on checks` code, when a check found an error or a warning. (3 to 5
+// are the report's over-commit and drift; doctor does not use them.)
 const (
 	ExitOK       = 0 // every check passed
 	ExitError    = 1 // doctor could not run: bad settings, or the Kubernetes API server did not answer
 	ExitUsage    = 2 // bad flags or arguments
-	ExitFindings = 3 // at least one finding (error or warning); the findings are written
+	ExitFindings = 6 // a check found an error or a warning; the findings are written
 )
 
 // Setting is a provider setting doctor takes as a flag, with the provider's
@@ -64,7 +66,8 @@ waiting longer than --pending-threshold, and why. One request per kind.
   --list                             list the checks and exit
 
 Exit codes: 0 all checks passed; 1 doctor could not run (settings, or the Kubernetes
-API server did not answer); 2 usage error; 3 findings (written to stdout).
+API server did not answer); 2 usage error; 6 a check found an error or a warning
+(the findings are written to stdout), as mlplatform report --fail-on checks.
 `
 
 // Command runs `mlplatform doctor` with args and returns its exit code.

@@ -23,7 +23,7 @@ import (
 )
 
 // TestAccDoctor sets up a small platform, checks that doctor passes it, then
-// breaks it one way at a time, each found with a plain message and exit 3,
+// breaks it one way at a time, each found with a plain message and exit 6,
 // and mended before the next:
 //   - a workload pending for want of quota;
 //   - a flavor deleted out of band (the queues it leaves inactive, and why);
@@ -67,7 +67,7 @@ func TestAccDoctor(t *testing.T) {
 		t.Logf("exit %d:\n%s", code, out)
 		f := has(res, doctor.CheckWorkloadPending.ID, "Workload "+nsName(0)+"/too-big")
 		if code != doctor.ExitFindings || !strings.Contains(f.Message, "insufficient quota for cpu") {
-			t.Errorf("want exit 3 and Kueue's quota message; got exit %d: %s", code, f.Message)
+			t.Errorf("want exit 6 and Kueue's quota message; got exit %d: %s", code, f.Message)
 		}
 	})
 
@@ -79,7 +79,7 @@ func TestAccDoctor(t *testing.T) {
 			return f != nil && strings.Contains(f.Message, "is being deleted")
 		})
 		if code != doctor.ExitFindings {
-			t.Errorf("flavor being deleted: exit %d, want 3:\n%s", code, out)
+			t.Errorf("flavor being deleted: exit %d, want 6:\n%s", code, out)
 		}
 		p.forgetFlavor(gpuPool)
 		defer func() {
@@ -100,7 +100,7 @@ func TestAccDoctor(t *testing.T) {
 		cq := has(res, doctor.CheckClusterQueue.ID, "ClusterQueue "+nsName(0))
 		want := fmt.Sprintf(`ClusterQueue %s is not active: its ResourceFlavor "%s" does not exist (Kueue says FlavorNotFound`, nsName(0), gpuPool)
 		if code != doctor.ExitFindings || !strings.Contains(cq.Message, want) || !strings.Contains(cq.Message, nsName(0)+"/default wait") {
-			t.Errorf("want exit 3 and %q naming its LocalQueue; got exit %d: %s", want, code, cq.Message)
+			t.Errorf("want exit 6 and %q naming its LocalQueue; got exit %d: %s", want, code, cq.Message)
 		}
 		fl := has(res, doctor.CheckFlavorMissing.ID, "ResourceFlavor "+gpuPool)
 		if !strings.Contains(fl.Message, "ClusterQueues doc-team-0, doc-team-1, doc-team-2 name it") {
@@ -121,7 +121,7 @@ func TestAccDoctor(t *testing.T) {
 		f := has(res, doctor.CheckFlavorPool.ID, "ResourceFlavor "+gpuPool)
 		want := fmt.Sprintf("ResourceFlavor %s has no GKE node pool: its node_labels select node pool %s (cloud.google.com/gke-nodepool=%s), and cluster training has no such pool", gpuPool, gpuPool, gpuPool)
 		if code != doctor.ExitFindings || !strings.Contains(f.Message, want) {
-			t.Errorf("want exit 3 and %q; got exit %d: %s", want, code, f.Message)
+			t.Errorf("want exit 6 and %q; got exit %d: %s", want, code, f.Message)
 		}
 	})
 
@@ -152,7 +152,7 @@ func TestAccDoctor(t *testing.T) {
 		took := time.Since(start)
 		t.Logf("frozen: doctor exited %d after %s:\n%s", code, took.Round(time.Millisecond), out)
 		if code != doctor.ExitFindings || !strings.Contains(out, "ERROR   DOC003 kueue-webhooks: Kueue's admission webhooks did not answer within 3s") {
-			t.Errorf("want exit 3 and DOC003 first; got exit %d:\n%s", code, out)
+			t.Errorf("want exit 6 and DOC003 first; got exit %d:\n%s", code, out)
 		}
 		if !strings.HasPrefix(out, "ERROR   DOC003") {
 			t.Errorf("the webhook finding is not the first line:\n%s", out)
