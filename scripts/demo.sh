@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make demo: start the sandbox, plan examples/training-cluster, print the
 # mlplatform report of that plan, apply it, show that a second plan is empty,
-# stop the sandbox (also on failure or Ctrl-C).
+# check the live platform with mlplatform doctor, stop the sandbox (also on
+# failure or Ctrl-C).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CHECKPOINT_DISABLE=1
@@ -31,7 +32,7 @@ grep -E '^Plan:' "$WORK/plan.log"
 
 echo; echo "==> mlplatform report of that plan (what a reviewer sees on the pull request)"
 "$TF" -chdir="$WORK" show -json demo.tfplan >"$WORK/plan.json"
-bin/mlplatform report --format text --fail-on overcommit,drift "$WORK/plan.json"
+bin/mlplatform report --format text --fail-on overcommit,drift,checks "$WORK/plan.json"
 
 echo; echo "==> terraform apply of the reviewed plan"
 "$TF" -chdir="$WORK" apply -input=false -no-color demo.tfplan
@@ -45,7 +46,11 @@ set +e
 code=$?
 set -e
 case $code in
-  0) echo; echo "==> demo passed: the platform is applied and the follow-up plan is empty" ;;
+  0) ;;
   2) echo; echo "==> demo FAILED: the follow-up plan is not empty (perpetual diff)"; exit 1 ;;
   *) echo; echo "==> demo FAILED: terraform plan exited $code"; exit 1 ;;
 esac
+
+echo; echo "==> mlplatform doctor (the live platform: Kueue, queues, flavors against GKE pools)"
+bin/mlplatform doctor || { echo; echo "==> demo FAILED: mlplatform doctor found problems on the applied platform"; exit 1; }
+echo; echo "==> demo passed: the platform is applied, the follow-up plan is empty and doctor finds nothing"
