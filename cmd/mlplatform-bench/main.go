@@ -82,11 +82,12 @@ func main() {
 	fmt.Print(md)
 	if *out != "" {
 		name := filepath.Join(*out, "results", res.Date+"-"+res.Commit+".md")
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err == nil {
-			err = errors.Join(os.WriteFile(name, []byte(md), 0o644), os.WriteFile(filepath.Join(*out, "LATEST.md"), []byte(md), 0o644))
+		werr := os.MkdirAll(filepath.Dir(name), 0o755)
+		if werr == nil {
+			werr = errors.Join(os.WriteFile(name, []byte(md), 0o644), os.WriteFile(filepath.Join(*out, "LATEST.md"), []byte(md), 0o644))
 		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench: write results:", err)
+		if werr != nil {
+			fmt.Fprintln(os.Stderr, "bench: write results:", werr)
 			os.Exit(1)
 		}
 		fmt.Printf("\nwritten to %s and %s\n", name, filepath.Join(*out, "LATEST.md"))
@@ -138,7 +139,7 @@ func run(ctx context.Context, teamList string, runs int, provider string) (bench
 	if err != nil {
 		return bench.Result{}, err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }() // best effort: a leftover temp dir fails nothing
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "[bench %6.1fs] %s\n", time.Since(t0).Seconds(), fmt.Sprintf(format, args...))
 	}
@@ -172,13 +173,13 @@ func run(ctx context.Context, teamList string, runs int, provider string) (bench
 		logf("N=%d: starting a control plane (etcd, kube-apiserver with audit log, kube-controller-manager, Kueue, GKE/IAM fake)", n)
 		b, err := newBencher(ctx, dir, tf, tfrc, realProvider, logf)
 		if err != nil {
-			return res, fmt.Errorf("N=%d: %w", n, err)
+			return res, fmt.Errorf("at N=%d: %w", n, err)
 		}
 		defer b.env.Stop()
 		benchers[i] = b
 		s, err := b.setup(ctx, n)
 		if err != nil {
-			return res, fmt.Errorf("N=%d: %w", n, err)
+			return res, fmt.Errorf("at N=%d: %w", n, err)
 		}
 		res.Scales = append(res.Scales, s)
 	}
@@ -186,14 +187,14 @@ func run(ctx context.Context, teamList string, runs int, provider string) (bench
 		for i, b := range benchers {
 			r, err := b.plan(ctx)
 			if err != nil {
-				return res, fmt.Errorf("N=%d: %w", ns[i], err)
+				return res, fmt.Errorf("at N=%d: %w", ns[i], err)
 			}
 			logf("N=%d plan %d/%d: %.2fs wall, %.2fs CPU, provider %.2fs CPU and %.1f MiB, %d kube + %d GKE/IAM requests, changes=%v",
 				ns[i], run+1, runs, r.Wall.Seconds(), r.CPU.Seconds(), r.ProviderCPU.Seconds(), float64(r.ProviderMaxRSS)/(1<<20), r.Kube.Total(), r.GCP.Total(), r.Changes)
 			res.Scales[i].Runs = append(res.Scales[i].Runs, r)
 			wall, err := b.planBaseline(ctx)
 			if err != nil {
-				return res, fmt.Errorf("N=%d, Terraform alone: %w", ns[i], err)
+				return res, fmt.Errorf("at N=%d, Terraform alone: %w", ns[i], err)
 			}
 			logf("N=%d plan %d/%d of Terraform alone: %.2fs wall", ns[i], run+1, runs, wall.Seconds())
 			res.Scales[i].Baseline = append(res.Scales[i].Baseline, wall)
@@ -301,7 +302,7 @@ func (b *bencher) setup(ctx context.Context, n int) (bench.Scale, error) {
 	}
 	for _, args := range [][]string{{"init", "-input=false", "-no-color"}, {"apply", "-auto-approve", "-input=false", "-no-color"}} {
 		if out, err := b.terraformIn(ctx, b.baseline, args...); err != nil { // terraform_data is built in: init is offline
-			return s, fmt.Errorf("Terraform alone: terraform %s: %w\n%s", args[0], err, tail(out, 20))
+			return s, fmt.Errorf("plan of Terraform alone: terraform %s: %w\n%s", args[0], err, tail(out, 20))
 		}
 	}
 	if err := b.checkResources(ctx, b.baseline, s.Resources); err != nil {
@@ -381,7 +382,7 @@ func (b *bencher) plan(ctx context.Context) (bench.Run, error) {
 	if err != nil {
 		return r, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return r, err
 	}
@@ -488,7 +489,7 @@ func (b *bencher) gcpObjects(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer g.Close()
+	defer func() { _ = g.Close() }() // a client's connection; the counts are read
 	cluster := fmt.Sprintf("projects/%s/locations/%s/clusters/%s", b.env.Project, b.env.Location, b.env.Cluster)
 	pools, err := g.CM.ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: cluster})
 	if err != nil {
@@ -498,7 +499,7 @@ func (b *bencher) gcpObjects(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer ic.Close()
+	defer func() { _ = ic.Close() }()
 	n := len(pools.GetNodePools())
 	it := ic.Admin.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + b.env.Project})
 	for {

@@ -96,7 +96,7 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(fmt.Errorf("opening the price file: %w", err))
 		}
 		o, err := pricing.Load(pf)
-		pf.Close()
+		_ = pf.Close() // read only: Load's error is the one that counts
 		if err != nil {
 			return fail(fmt.Errorf("%s: %w", *pricesFile, err))
 		}
@@ -108,7 +108,7 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(fmt.Errorf("opening the plan: %w", err))
 		}
-		defer pf.Close()
+		defer func() { _ = pf.Close() }() // read only
 		in, name = pf, a
 	}
 	plan, err := report.ReadPlan(in)

@@ -118,7 +118,7 @@ func sandboxUp(dir, providerDir string, timeout time.Duration, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	defer logf.Close()
+	defer func() { _ = logf.Close() }() // the supervisor holds its own copy and writes the log
 	cmd := exec.Command(self, "sandbox", "serve", "--dir", dir, "--provider-dir", providerDir)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives this command and its terminal
@@ -142,8 +142,8 @@ func sandboxUp(dir, providerDir string, timeout time.Duration, stdout io.Writer)
 			return fmt.Errorf("the sandbox failed to start (%v):\n%s", err, readTail(filepath.Join(dir, logFile), 30))
 		case <-deadline:
 			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
-			<-exited
-			return fmt.Errorf("the sandbox was not ready after %v; stopped it. Its log:\n%s", timeout, readTail(filepath.Join(dir, logFile), 30))
+			werr := <-exited
+			return fmt.Errorf("the sandbox was not ready after %v; stopped it (%v). Its log:\n%s", timeout, werr, readTail(filepath.Join(dir, logFile), 30))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -164,7 +164,7 @@ func sandboxServe(dir, providerDir string, stdout io.Writer) error {
 	if err := os.WriteFile(filepath.Join(dir, pidFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 		return err
 	}
-	defer os.Remove(filepath.Join(dir, pidFile))
+	defer func() { _ = os.Remove(filepath.Join(dir, pidFile)) }() // gone already when `sandbox down` removed it
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 

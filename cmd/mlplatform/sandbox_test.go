@@ -31,7 +31,7 @@ func readEnvFile(t *testing.T, path string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	out := map[string]string{}
 	s := bufio.NewScanner(f)
 	for s.Scan() {

@@ -359,7 +359,7 @@ func (r Result) Markdown() string {
 	for _, s := range r.Scales {
 		fmt.Fprintf(&b, " N=%d |", s.Teams)
 		for k := range s.Requests() {
-			all[k] += 1
+			all[k]++
 		}
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---:|", len(r.Scales)) + "\n")

@@ -42,7 +42,7 @@ func TestServerLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cm.Close()
+	defer func() { _ = cm.Close() }()
 	if _, err := cm.GetCluster(ctx, &containerpb.GetClusterRequest{Name: clusterName("c")}); err != nil {
 		t.Fatalf("GetCluster over gRPC: %v", err)
 	}
@@ -95,7 +95,7 @@ func TestWallClockOperation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cm.Close()
+	defer func() { _ = cm.Close() }()
 	op := mustOp(t)(cm.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: clusterName("c"), NodePool: gpuPool("cpu", "e2-standard-4", "", 0)}))
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -30,7 +30,7 @@ func TestClusterREST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 
 	tokens := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "ya29.test-token", TokenType: "Bearer"})
 	cfg, err := c.ClusterREST(ctx, "projects/p/locations/us-central1/clusters/training", tokens)
@@ -58,7 +58,7 @@ func TestClusterREST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if gotAuth != "Bearer ya29.test-token" {
 		t.Errorf("Authorization %q, want the Google token", gotAuth)
 	}

@@ -198,7 +198,7 @@ func (t *transientTransport) crdStatus(ctx context.Context, req *http.Request, c
 	if err != nil {
 		return false, false
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
 		return false, false
 	}

@@ -251,8 +251,8 @@ func checkRealCase(t *testing.T, name string, tc checkCase, planJSON []byte) {
 	for _, f := range r.Checks {
 		got = append(got, fmt.Sprintf("%s %s", f.ID, f.Severity))
 	}
-	switch {
-	case tc.ID == "":
+	switch tc.ID {
+	case "":
 		if len(r.Checks) != 0 || !strings.Contains(md, fmt.Sprintf("All %d checks passed.", report.CheckCount())) {
 			t.Errorf("%s: want all checks passed, got %v", name, got)
 		}

@@ -40,7 +40,7 @@ func buildFile(t *testing.T, path string) Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	p, err := ReadPlan(f)
 	if err != nil {
 		t.Fatal(err)

@@ -67,9 +67,9 @@ const (
 // servers that tf6server looks for by type assertion.
 type full interface {
 	tfprotov6.ProviderServer
-	tfprotov6.ProviderServerWithListResource
-	tfprotov6.ProviderServerWithActions
-	tfprotov6.ProviderServerWithStateStores
+	tfprotov6.ProviderServerWithListResource //nolint:staticcheck // SA1019: the framework's server implements it today, and Wrap must forward it
+	tfprotov6.ProviderServerWithActions      //nolint:staticcheck // SA1019: the framework's server implements it today, and Wrap must forward it
+	tfprotov6.ProviderServerWithStateStores  //nolint:staticcheck // SA1019: the framework's server implements it today, and Wrap must forward it
 }
 
 // Wrap returns s with every unary request served under a context that is

@@ -51,8 +51,8 @@ func retained(t *testing.T, s tfprotov6.ProviderServer, call func(context.Contex
 	if err := call(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	cancel() // as gRPC cancels a stream's context when its handler returns
-	payload, ctx = nil, nil
+	cancel()                // as gRPC cancels a stream's context when its handler returns
+	payload, ctx = nil, nil //nolint:ineffassign // dropped so that only the server could still hold them when the GC runs
 	_ = ctx
 	runtime.GC()
 	runtime.GC()
@@ -216,13 +216,13 @@ func TestWrapKeepsOptionalServers(t *testing.T) {
 	if _, ok := s.(server); !ok {
 		t.Fatalf("Wrap did not wrap the framework's server (%T)", s)
 	}
-	if _, ok := s.(tfprotov6.ProviderServerWithListResource); !ok {
+	if _, ok := s.(tfprotov6.ProviderServerWithListResource); !ok { //nolint:staticcheck // SA1019: what Wrap must keep serving
 		t.Error("lost ProviderServerWithListResource")
 	}
-	if _, ok := s.(tfprotov6.ProviderServerWithActions); !ok {
+	if _, ok := s.(tfprotov6.ProviderServerWithActions); !ok { //nolint:staticcheck // SA1019: what Wrap must keep serving
 		t.Error("lost ProviderServerWithActions")
 	}
-	if _, ok := s.(tfprotov6.ProviderServerWithStateStores); !ok {
+	if _, ok := s.(tfprotov6.ProviderServerWithStateStores); !ok { //nolint:staticcheck // SA1019: what Wrap must keep serving
 		t.Error("lost ProviderServerWithStateStores")
 	}
 	var core struct{ tfprotov6.ProviderServer }

@@ -65,16 +65,16 @@ func Unavailable(service string) Classify {
 }
 
 func (p Policy) backoff(attempt int) time.Duration {
-	base, max := p.Base, p.Max
+	base, ceiling := p.Base, p.Max
 	if base <= 0 {
 		base = 250 * time.Millisecond
 	}
-	if max <= 0 {
-		max = 10 * time.Second
+	if ceiling <= 0 {
+		ceiling = 10 * time.Second
 	}
 	d := base << min(attempt-1, 20)
-	if d > max || d <= 0 {
-		d = max
+	if d > ceiling || d <= 0 {
+		d = ceiling
 	}
 	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
 }

@@ -196,13 +196,13 @@ func (r templateRef) Format(f fmt.State, _ rune) { fmt.Fprintf(f, "{%d}", int(r)
 type escaped struct{ v any }
 
 func (e escaped) Format(f fmt.State, verb rune) {
-	io.WriteString(f, braceEscaper.Replace(fmt.Sprintf(fmt.FormatString(f, verb), e.v)))
+	_, _ = io.WriteString(f, braceEscaper.Replace(fmt.Sprintf(fmt.FormatString(f, verb), e.v)))
 }
 
 // verbatim is a template, written as it is.
 type verbatim string
 
-func (v verbatim) Format(f fmt.State, _ rune) { io.WriteString(f, string(v)) }
+func (v verbatim) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, string(v)) }
 
 // renderTemplate writes template with each {n} replaced by settings[n] in
 // notation n; without settings, template is the text itself.

@@ -273,7 +273,7 @@ func httpOK(ctx context.Context, cfg *rest.Config, url string) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%w: %s %s", errNotReady, resp.Status, strings.TrimSpace(string(body)))

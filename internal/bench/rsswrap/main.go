@@ -18,12 +18,12 @@ import (
 )
 
 func main() {
-	real, out := os.Getenv("MLPLATFORM_BENCH_PROVIDER"), os.Getenv("MLPLATFORM_BENCH_RUSAGE")
-	if real == "" || out == "" {
+	provider, out := os.Getenv("MLPLATFORM_BENCH_PROVIDER"), os.Getenv("MLPLATFORM_BENCH_RUSAGE")
+	if provider == "" || out == "" {
 		fmt.Fprintln(os.Stderr, "rsswrap: set MLPLATFORM_BENCH_PROVIDER and MLPLATFORM_BENCH_RUSAGE")
 		os.Exit(1)
 	}
-	cmd := exec.Command(real, os.Args[1:]...)
+	cmd := exec.Command(provider, os.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	sigs := make(chan os.Signal, 4)
