@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -19,7 +21,8 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/provider"
 )
 
-// version is set by the release build (-ldflags "-X main.version=...").
+// version is set by the release build (-ldflags "-X main.version=..."; see
+// .goreleaser.yml); a `go install ...@vX.Y.Z` build takes the module version.
 var version = "dev"
 
 // Address is the provider's registry address.
@@ -28,13 +31,19 @@ const Address = "registry.terraform.io/mlplatform/mlplatform"
 //go:generate bash scripts/docs.sh
 
 func main() {
-	var debug bool
-	flag.BoolVar(&debug, "debug", false, "run with support for debuggers like delve")
+	var debugMode, showVersion bool
+	flag.BoolVar(&debugMode, "debug", false, "run with support for debuggers like delve")
+	flag.BoolVar(&showVersion, "version", false, "print the version and exit")
 	flag.Parse()
+	version = moduleVersion(version, debug.ReadBuildInfo)
+	if showVersion {
+		fmt.Println("terraform-provider-mlplatform", version)
+		return
+	}
 	quietUnlessShown(os.Getenv, os.Setenv)
 	defer profile(os.Getenv("MLPLATFORM_PPROF_DIR"))()
 	var opts []tf6server.ServeOpt
-	if debug {
+	if debugMode {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
 	if err := tf6server.Serve(Address, serverFactory(version), opts...); err != nil {
@@ -49,6 +58,18 @@ func serverFactory(version string) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
 		return requestctx.Wrap(providerserver.NewProtocol6(provider.New(version)())())
 	}
+}
+
+// moduleVersion is v, unless v is "dev" (no -X at link time) and the binary
+// was built by `go install <module>@vX.Y.Z`: then it is that module version.
+func moduleVersion(v string, info func() (*debug.BuildInfo, bool)) string {
+	if v != "dev" {
+		return v
+	}
+	if bi, ok := info(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return strings.TrimPrefix(bi.Main.Version, "v")
+	}
+	return v
 }
 
 // profile writes a CPU profile and, at the end, a heap profile into dir

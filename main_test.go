@@ -1,9 +1,14 @@
 package main
 
 import (
+	"context"
+	"runtime/debug"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/provider"
 )
 
 func TestQuietUnlessShown(t *testing.T) {
@@ -35,5 +40,35 @@ func TestQuietUnlessShown(t *testing.T) {
 				t.Errorf("environment (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestModuleVersion(t *testing.T) {
+	t.Parallel()
+	built := func(v string) func() (*debug.BuildInfo, bool) {
+		return func() (*debug.BuildInfo, bool) { return &debug.BuildInfo{Main: debug.Module{Version: v}}, true }
+	}
+	if got := moduleVersion("1.2.3", built("v0.9.0")); got != "1.2.3" {
+		t.Errorf("with ldflags: %q, want 1.2.3", got)
+	}
+	if got := moduleVersion("dev", built("v0.4.0")); got != "0.4.0" {
+		t.Errorf("go install @v0.4.0: %q, want 0.4.0", got)
+	}
+	if got := moduleVersion("dev", built("(devel)")); got != "dev" {
+		t.Errorf("work-tree build: %q, want dev", got)
+	}
+}
+
+// The version main passes to the server is the one the provider reports to
+// Terraform (MetadataResponse.Version) and puts in its user agent.
+func TestProviderReportsItsVersion(t *testing.T) {
+	t.Parallel()
+	var resp fwprovider.MetadataResponse
+	provider.New("0.1.0-SNAPSHOT-abc1234")().Metadata(context.Background(), fwprovider.MetadataRequest{}, &resp)
+	if resp.Version != "0.1.0-SNAPSHOT-abc1234" {
+		t.Errorf("provider.New(v).Metadata reports version %q, want the one given", resp.Version)
+	}
+	if serverFactory("0.1.0")() == nil {
+		t.Fatal("serverFactory returned no server")
 	}
 }
