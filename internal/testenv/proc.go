@@ -36,7 +36,7 @@ func startProcess(name, logDir string, grace time.Duration, env []string, bin st
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
 		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)
