@@ -17,18 +17,33 @@
 #                          tests run it, no control plane): writes and prints
 #                          $MLPLATFORM_CACHE/cli.env, TF_ACC_TERRAFORM_PATH (+ the
 #                          OpenTofu settings). Instant with terraform >= 1.5 on PATH.
+#   scripts/tools.sh lint  golangci-lint and actionlint (for `make lint`), built with
+#                          `go install <module>@<version>`; writes and prints
+#                          $MLPLATFORM_CACHE/lint.env (GOLANGCI_LINT, ACTIONLINT).
+#   scripts/tools.sh release  goreleaser (for `make release-check`), the same way;
+#                          writes and prints $MLPLATFORM_CACHE/release.env (GORELEASER).
+#
+# TF_VERSION=1.5.7 (all, cli): use Terraform of exactly that version instead of
+# the PATH one: the PATH terraform when it is that version, else built from
+# github.com/hashicorp/terraform@v<TF_VERSION> into $MLPLATFORM_CACHE/terraform-v<v>/
+# (cold: ~4-5 min). TF_VERSION=tofu: OpenTofu (TOFU_VERSION) even when a terraform
+# is on PATH.
 set -euo pipefail
 
 MODE=${1:-all}
 case $MODE in
-  all | cli) ;;
-  *) echo "usage: $0 [cli]" >&2; exit 2 ;;
+  all | cli | lint | release) ;;
+  *) echo "usage: $0 [cli|lint|release]" >&2; exit 2 ;;
 esac
 
 K8S_VERSION=${K8S_VERSION:-1.35.4}
 ETCD_VERSION=${ETCD_VERSION:-3.6.8}
 KUEUE_VERSION=${KUEUE_VERSION:-0.17.0}
 TOFU_VERSION=${TOFU_VERSION:-1.12.6}
+TF_VERSION=${TF_VERSION:-}
+GOLANGCI_LINT_VERSION=${GOLANGCI_LINT_VERSION:-2.15.0}
+ACTIONLINT_VERSION=${ACTIONLINT_VERSION:-1.7.12}
+GORELEASER_VERSION=${GORELEASER_VERSION:-2.15.1}
 CACHE=${MLPLATFORM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mlplatform}
 BINS=$CACHE/bins/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kueue-$KUEUE_VERSION
 export CGO_ENABLED=0 GOFLAGS=-mod=mod GOWORK=off
@@ -36,8 +51,39 @@ export CGO_ENABLED=0 GOFLAGS=-mod=mod GOWORK=off
 say() { printf '[tools] %s\n' "$*" >&2; }
 elapsed() { echo "$(( $(date +%s) - $1 ))s"; }
 mkdir -p "$CACHE"
-[ "$MODE" = cli ] || mkdir -p "$BINS"
+[ "$MODE" = all ] && mkdir -p "$BINS"
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+# write FILE CONTENT: replaced at once, so a concurrent reader sees old or new
+write() { printf '%s\n' "$2" > "$1.$$" && mv -f "$1.$$" "$1"; }
+
+# go_tool NAME PACKAGE VERSION [LDFLAGS]: `go install PACKAGE@vVERSION` into
+# $CACHE/NAME-vVERSION/ once; prints the binary's path.
+go_tool() {
+  local name=$1 pkg=$2 ver=$3 ldflags=${4:-} dir=$CACHE/$1-v$3 t0
+  if [ ! -x "$dir/$name" ]; then
+    t0=$(date +%s); say "building $name v$ver from $pkg (go install; once)"
+    mkdir -p "$dir.tmp$$"
+    (cd "$TMP" && GOBIN="$dir.tmp$$" go install -trimpath -ldflags="-s -w $ldflags" "$pkg@v$ver")
+    rm -rf "$dir" && mv "$dir.tmp$$" "$dir"
+    say "$name v$ver built in $(elapsed "$t0")"
+  fi
+  echo "$dir/$name"
+}
+
+if [ "$MODE" = lint ]; then
+  GL=$(go_tool golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" \
+    "-X main.version=$GOLANGCI_LINT_VERSION -X main.commit=go-install -X main.date=unknown")
+  AL=$(go_tool actionlint github.com/rhysd/actionlint/cmd/actionlint "$ACTIONLINT_VERSION" \
+    "-X github.com/rhysd/actionlint.version=$ACTIONLINT_VERSION")
+  write "$CACHE/lint.env" "GOLANGCI_LINT=$GL"$'\n'"ACTIONLINT=$AL"
+  say "tools ready: $CACHE/lint.env"; cat "$CACHE/lint.env"; exit 0
+fi
+if [ "$MODE" = release ]; then
+  GR=$(go_tool goreleaser github.com/goreleaser/goreleaser/v2 "$GORELEASER_VERSION" \
+    "-X main.version=$GORELEASER_VERSION -X main.builtBy=go-install")
+  write "$CACHE/release.env" "GORELEASER=$GR"
+  say "tools ready: $CACHE/release.env"; cat "$CACHE/release.env"; exit 0
+fi
 
 # --- kube-apiserver + kube-controller-manager -------------------------------
 # k8s.io/kubernetes requires its staging modules at v0.0.0 (replaced in its own
@@ -112,17 +158,14 @@ version_ge_1_5() { # "1.11.4" -> true when >= 1.5
   local v=$1 major minor; major=${v%%.*}; minor=${v#*.}; minor=${minor%%.*}
   [ "$major" -gt 1 ] || { [ "$major" -eq 1 ] && [ "$minor" -ge 5 ]; }
 }
-TF=""; TF_KIND=terraform
-if command -v terraform >/dev/null 2>&1; then
-  v=$(CHECKPOINT_DISABLE=1 TF_CLI_CONFIG_FILE=/dev/null terraform version -json 2>/dev/null | sed -n 's/.*"terraform_version": *"\([0-9.]*\)".*/\1/p' | head -1)
-  if [ -n "$v" ] && version_ge_1_5 "$v"; then TF=$(command -v terraform); say "using terraform $v from PATH ($TF)"
-  else say "terraform on PATH is ${v:-of unknown version}; need >= 1.5, will build OpenTofu"; fi
-fi
-if [ -z "$TF" ]; then
-  TF_KIND=tofu
+tf_version_of() { # BINARY -> "1.11.4" (terraform or tofu), empty when unknown
+  CHECKPOINT_DISABLE=1 TF_CLI_CONFIG_FILE=/dev/null "$1" version -json 2>/dev/null \
+    | sed -n 's/.*"terraform_version": *"\([0-9.]*\)".*/\1/p' | head -1
+}
+build_tofu() { # -> $CACHE/tofu-v$TOFU_VERSION/tofu, built once
   TOFU=$CACHE/tofu-v$TOFU_VERSION/tofu
   if [ ! -x "$TOFU" ]; then
-    t0=$(date +%s); say "no terraform >= 1.5 on PATH: building OpenTofu v$TOFU_VERSION from its module source (cold: ~6-10 min)"
+    t0=$(date +%s); say "building OpenTofu v$TOFU_VERSION from its module source (cold: ~6-10 min)"
     dir=$(cd "$TMP" && go mod download -json "github.com/opentofu/opentofu@v$TOFU_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*$/\1/p')
     cp -r "$dir" "$TMP/opentofu" && chmod -R u+w "$TMP/opentofu"
     mkdir -p "$(dirname "$TOFU")"
@@ -130,6 +173,39 @@ if [ -z "$TF" ]; then
       -ldflags "-s -w -X 'github.com/opentofu/opentofu/version.dev=no'" -o "$TOFU" ./cmd/tofu)
     say "OpenTofu built in $(elapsed "$t0")"
   fi
+}
+TF=""; TF_KIND=terraform
+case $TF_VERSION in
+  "") # the PATH terraform when >= 1.5, else OpenTofu
+    if command -v terraform >/dev/null 2>&1; then
+      v=$(tf_version_of terraform)
+      if [ -n "$v" ] && version_ge_1_5 "$v"; then TF=$(command -v terraform); say "using terraform $v from PATH ($TF)"
+      else say "terraform on PATH is ${v:-of unknown version}; need >= 1.5, will build OpenTofu"; fi
+    fi
+    ;;
+  tofu | opentofu) # OpenTofu even when a terraform is on PATH: the PATH tofu when it is TOFU_VERSION
+    TF_KIND=tofu
+    if command -v tofu >/dev/null 2>&1 && [ "$(tf_version_of tofu)" = "$TOFU_VERSION" ]; then
+      TF=$(command -v tofu); say "using OpenTofu $TOFU_VERSION from PATH ($TF)"
+    fi
+    ;;
+  [0-9]*.[0-9]*.[0-9]*) # exactly this Terraform: from PATH when it is that version, else built
+    if command -v terraform >/dev/null 2>&1 && [ "$(tf_version_of terraform)" = "$TF_VERSION" ]; then
+      TF=$(command -v terraform); say "using terraform $TF_VERSION from PATH ($TF)"
+    else
+      version_ge_1_5 "$TF_VERSION" || { say "TF_VERSION=$TF_VERSION: the provider needs Terraform >= 1.5"; exit 2; }
+      case $TF_VERSION in 1.5.*) ;; *)
+        say "TF_VERSION=$TF_VERSION: only Terraform 1.5.x builds with go install (later versions' go.mod has replace directives); put that terraform on PATH instead"; exit 2 ;;
+      esac
+      TF=$(go_tool terraform github.com/hashicorp/terraform "$TF_VERSION")
+      say "using terraform $TF_VERSION ($TF)"
+    fi
+    ;;
+  *) say "TF_VERSION=$TF_VERSION: want empty (PATH terraform), tofu, or a version like 1.5.7"; exit 2 ;;
+esac
+if [ -z "$TF" ]; then
+  TF_KIND=tofu
+  build_tofu
   TF=$TOFU; say "using OpenTofu ($TF)"
 fi
 
@@ -137,13 +213,14 @@ CLI_ENV="TF_ACC_TERRAFORM_PATH=$TF"
 if [ "$TF_KIND" = tofu ]; then
   CLI_ENV+=$'\nTF_ACC_PROVIDER_NAMESPACE=hashicorp\nTF_ACC_PROVIDER_HOST=registry.opentofu.org'
 fi
-# write FILE CONTENT: replaced at once, so a concurrent reader sees old or new
-write() { printf '%s\n' "$2" > "$1.$$" && mv -f "$1.$$" "$1"; }
-write "$CACHE/cli.env" "$CLI_ENV"
-OUT=$CACHE/cli.env
+# With TF_VERSION the files are cli-tf<v>.env and tools-tf<v>.env, so a run on
+# another Terraform never changes what a concurrent default run reads.
+SUFFIX=${TF_VERSION:+-tf$TF_VERSION}
+write "$CACHE/cli$SUFFIX.env" "$CLI_ENV"
+OUT=$CACHE/cli$SUFFIX.env
 if [ "$MODE" = all ]; then
-  write "$CACHE/tools.env" "MLPLATFORM_TEST_BINS=$BINS"$'\n'"$CLI_ENV"
-  OUT=$CACHE/tools.env
+  write "$CACHE/tools$SUFFIX.env" "MLPLATFORM_TEST_BINS=$BINS"$'\n'"$CLI_ENV"
+  OUT=$CACHE/tools$SUFFIX.env
 fi
 say "tools ready: $OUT"
 cat "$OUT"
