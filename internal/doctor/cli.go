@@ -204,7 +204,7 @@ func ResolveConfig(vals map[string]*string, insecure *optBool, getenv func(strin
 // runs every check.
 func RunConfig(ctx context.Context, cfg platform.Config, opts Options) (*Result, error) {
 	clients := platform.NewClients(cfg)
-	defer clients.Close()
+	defer func() { _ = clients.Close() }() // read-only connections: nothing to flush, and the result is already built
 	kc, err := clients.Kube(ctx)
 	if err != nil {
 		return nil, err

@@ -228,7 +228,7 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer g.Close()
+		defer func() { _ = g.Close() }()
 		p.env.GCP.ResetRequests()
 		start := time.Now()
 		res, err := doctor.Run(p.ctx, doctor.Sources{Kube: kc, GKE: g, Cluster: p.cluster()}, doctor.Options{})
