@@ -85,7 +85,7 @@ output "h100_machine_types" {
 	// reservation: nvidia-a100-80gb's four rows come first.
 	h100Spot := 4 + 1
 	defaultOnDemand, _ := pricing.Default().HourlyPerGPU("nvidia-h100-80gb", pricing.OnDemand)
-	resource.Test(t, resource.TestCase{
+	acctest.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{{
 			Config: config,

@@ -88,6 +88,18 @@ func prepareTerraform() error {
 	return nil
 }
 
+// Test is resource.Test with the CLI prepared as in Main (TF_ACC_TERRAFORM_PATH,
+// a CLI config file that exists), for a package whose acceptance tests need no
+// environment and so have no TestMain: without it, OpenTofu's warning about a
+// missing TF_CLI_CONFIG_FILE on stdout breaks terraform-exec's version parse.
+func Test(t *testing.T, c resource.TestCase) {
+	t.Helper()
+	if err := terraformCLI(); err != nil {
+		t.Fatalf("acceptance test: %v", err)
+	}
+	resource.Test(t, c)
+}
+
 // UnitTest runs a test case that never reaches a cluster, only plans or
 // validates with PlanOnlyProvider, with or without TF_ACC and without the
 // control plane: resource.UnitTest, with the CLI found as for acceptance
