@@ -63,7 +63,9 @@ go_tool() {
   if [ ! -x "$dir/$name" ]; then
     t0=$(date +%s); say "building $name v$ver from $pkg (go install; once)"
     mkdir -p "$dir.tmp$$"
-    (cd "$TMP" && GOBIN="$dir.tmp$$" go install -trimpath -ldflags="-s -w $ldflags" "$pkg@v$ver")
+    # (errexit does not reach into the $(go_tool ...) that calls this: return by hand)
+    (cd "$TMP" && GOBIN="$dir.tmp$$" go install -trimpath -ldflags="-s -w $ldflags" "$pkg@v$ver") \
+      || { rm -rf "$dir.tmp$$"; say "building $name v$ver failed"; return 1; }
     rm -rf "$dir" && mv "$dir.tmp$$" "$dir"
     say "$name v$ver built in $(elapsed "$t0")"
   fi
