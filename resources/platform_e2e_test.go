@@ -14,11 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
 )
@@ -99,26 +97,8 @@ resource "mlplatform_local_queue" "gpu" {
 }
 `
 	admitted := func(*terraform.State) error {
-		job := &batchv1.Job{
-			ObjectMeta: metav1.ObjectMeta{Name: "llm-finetune", Namespace: "acc-e2e-vision",
-				Labels: map[string]string{"kueue.x-k8s.io/queue-name": "gpu"}},
-			Spec: batchv1.JobSpec{
-				Suspend: ptr.To(true), // what Kueue's job webhook would set; Kueue unsuspends on admission
-				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-					RestartPolicy:      corev1.RestartPolicyNever,
-					ServiceAccountName: "trainer", // Workload Identity: acts as the team's GSA
-					SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
-					Containers: []corev1.Container{{Name: "train", Image: "trainer:latest",
-						SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false),
-							Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
-						Resources: corev1.ResourceRequirements{
-							Requests: corev1.ResourceList{"cpu": k8sresource.MustParse("8"), "nvidia.com/gpu": k8sresource.MustParse("8")},
-							Limits:   corev1.ResourceList{"nvidia.com/gpu": k8sresource.MustParse("8")},
-						}}},
-				}},
-			},
-		}
+		job := queuedJob("acc-e2e-vision", "llm-finetune", "gpu", "8", "8")
+		job.Spec.Template.Spec.ServiceAccountName = "trainer" // Workload Identity: acts as the team's GSA
 		if _, err := core.BatchV1().Jobs("acc-e2e-vision").Create(ctx, job, metav1.CreateOptions{}); err != nil {
 			return err
 		}
@@ -182,16 +162,11 @@ resource "mlplatform_local_queue" "gpu" {
 					if _, err := kq.KueueV1beta2().LocalQueues("acc-e2e-vision").Get(ctx, "gpu", metav1.GetOptions{}); err != nil {
 						t.Fatalf("the refused destroy deleted the team's LocalQueue: %v", err)
 					}
-					_ = core.BatchV1().Jobs("acc-e2e-vision").Delete(ctx, "llm-finetune", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
 					// The job's Kueue Workload goes with it, by garbage collection,
 					// which a loaded machine may take seconds for; until then the
 					// namespace rightly holds unfinished work and destroy is refused.
-					err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
-						wls, err := kq.KueueV1beta2().Workloads("acc-e2e-vision").List(ctx, metav1.ListOptions{})
-						return err == nil && len(wls.Items) == 0, nil
-					})
-					if err != nil {
-						t.Fatalf("the deleted job's Workload was not garbage-collected within 60s: %v", err)
+					if err := deleteJobsAndWaitForWorkloads(ctx, core, kq, "acc-e2e-vision", func(int) string { return "llm-finetune" }, 1); err != nil {
+						t.Fatal(err)
 					}
 				},
 				Config: cfg,
