@@ -9,14 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/buildinfo"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/requestctx"
 	"github.com/mlplatform/terraform-provider-mlplatform/provider"
 )
@@ -35,7 +34,7 @@ func main() {
 	flag.BoolVar(&debugMode, "debug", false, "run with support for debuggers like delve")
 	flag.BoolVar(&showVersion, "version", false, "print the version and exit")
 	flag.Parse()
-	version = moduleVersion(version, debug.ReadBuildInfo)
+	version = buildinfo.Version(version)
 	if showVersion {
 		fmt.Println("terraform-provider-mlplatform", version)
 		return
@@ -58,18 +57,6 @@ func serverFactory(version string) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
 		return requestctx.Wrap(providerserver.NewProtocol6(provider.New(version)())())
 	}
-}
-
-// moduleVersion is v, unless v is "dev" (no -X at link time) and the binary
-// was built by `go install <module>@vX.Y.Z`: then it is that module version.
-func moduleVersion(v string, info func() (*debug.BuildInfo, bool)) string {
-	if v != "dev" {
-		return v
-	}
-	if bi, ok := info(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return strings.TrimPrefix(bi.Main.Version, "v")
-	}
-	return v
 }
 
 // profile writes a CPU profile and, at the end, a heap profile into dir

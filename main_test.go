@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"runtime/debug"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,22 +39,6 @@ func TestQuietUnlessShown(t *testing.T) {
 				t.Errorf("environment (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestModuleVersion(t *testing.T) {
-	t.Parallel()
-	built := func(v string) func() (*debug.BuildInfo, bool) {
-		return func() (*debug.BuildInfo, bool) { return &debug.BuildInfo{Main: debug.Module{Version: v}}, true }
-	}
-	if got := moduleVersion("1.2.3", built("v0.9.0")); got != "1.2.3" {
-		t.Errorf("with ldflags: %q, want 1.2.3", got)
-	}
-	if got := moduleVersion("dev", built("v0.4.0")); got != "0.4.0" {
-		t.Errorf("go install @v0.4.0: %q, want 0.4.0", got)
-	}
-	if got := moduleVersion("dev", built("(devel)")); got != "dev" {
-		t.Errorf("work-tree build: %q, want dev", got)
 	}
 }
 
