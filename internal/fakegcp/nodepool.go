@@ -465,7 +465,9 @@ func (s *Container) SetNodePoolSize(ctx context.Context, req *containerpb.SetNod
 			return nil, invalidArg("Manual resizing of queued provisioning node pool (%s) to a value other than 0 is not allowed.", np.Name)
 		}
 		n := req.GetNodeCount()
-		return func() { s.nodeCounts[npKey] = n }, nil
+		// GKE reads the new size back as initialNodeCount (recorded:
+		// containernodepool-subnetworkref/_http.log, 1 -> 2).
+		return func() { s.nodeCounts[npKey] = n; np.InitialNodeCount = n }, nil
 	})
 }
 
