@@ -149,8 +149,9 @@ func validateGPUPartitionSize(a *containerpb.AcceleratorConfig) error {
 	}
 	sizes, ok := migSizes[a.GetAcceleratorType()]
 	if !ok {
-		return invalidArg("GPU partitioning is not supported for accelerator type %q; gpu_partition_size %q is invalid.",
-			a.GetAcceleratorType(), size)
+		return invalidArg("GPU partitioning is not supported for accelerator type %q; gpu_partition_size %q is invalid. "+
+			"Leave gpu_partition_size unset, or use an accelerator type with MIG: %s.",
+			a.GetAcceleratorType(), size, strings.Join(slices.Sorted(maps.Keys(migSizes)), ", "))
 	}
 	if _, ok := sizes[size]; !ok {
 		valid := slices.Sorted(maps.Keys(sizes))

@@ -52,6 +52,10 @@ func errOf(err error) gotErr {
 // TestCreateNodePoolGPUSharing: GetNodePool returns the partition size and
 // sharing config exactly as created; invalid ones are refused with
 // INVALID_ARGUMENT.
+// migHint is the remedy the fake names when a partition size is asked of an
+// accelerator without MIG.
+const migHint = "Leave gpu_partition_size unset, or use an accelerator type with MIG: nvidia-a100-80gb, nvidia-h100-80gb, nvidia-tesla-a100."
+
 func TestCreateNodePoolGPUSharing(t *testing.T) {
 	t.Parallel()
 	e := start(t)
@@ -73,11 +77,11 @@ func TestCreateNodePoolGPUSharing(t *testing.T) {
 		{name: "A100 1g.5gb MPS 2", machine: "a2-highgpu-1g", accel: accel("nvidia-tesla-a100", 1, "1g.5gb", mps(2))},
 		{
 			name: "MIG on L4", machine: "g2-standard-4", accel: accel("nvidia-l4", 1, "1g.5gb", nil),
-			wantErr: &gotErr{codes.InvalidArgument, `GPU partitioning is not supported for accelerator type "nvidia-l4"; gpu_partition_size "1g.5gb" is invalid.`},
+			wantErr: &gotErr{codes.InvalidArgument, `GPU partitioning is not supported for accelerator type "nvidia-l4"; gpu_partition_size "1g.5gb" is invalid. ` + migHint},
 		},
 		{
 			name: "MIG on H100 mega", machine: "a3-megagpu-8g", accel: accel("nvidia-h100-mega-80gb", 8, "1g.10gb", nil),
-			wantErr: &gotErr{codes.InvalidArgument, `GPU partitioning is not supported for accelerator type "nvidia-h100-mega-80gb"; gpu_partition_size "1g.10gb" is invalid.`},
+			wantErr: &gotErr{codes.InvalidArgument, `GPU partitioning is not supported for accelerator type "nvidia-h100-mega-80gb"; gpu_partition_size "1g.10gb" is invalid. ` + migHint},
 		},
 		{
 			name: "1g.10gb on A100 40GB", machine: "a2-highgpu-1g", accel: accel("nvidia-tesla-a100", 1, "1g.10gb", nil),
@@ -173,7 +177,7 @@ func TestUpdateNodePoolGPUSharing(t *testing.T) {
 			name:      "partition size change refused",
 			pool:      poolWith("np", "a2-highgpu-1g", accel("nvidia-tesla-a100", 1, "1g.5gb", nil)),
 			req:       &containerpb.UpdateNodePoolRequest{Accelerators: []*containerpb.AcceleratorConfig{accel("nvidia-tesla-a100", 1, "2g.10gb", nil)}},
-			wantErr:   &gotErr{codes.InvalidArgument, `GPU partition size: "1g.5gb" should not be updated.`},
+			wantErr:   &gotErr{codes.InvalidArgument, `GPU partition size: "1g.5gb" should not be updated (requested "2g.10gb"); create a new node pool for another partition size.`},
 			wantAccel: []*containerpb.AcceleratorConfig{accel("nvidia-tesla-a100", 1, "1g.5gb", nil)},
 		},
 		{
@@ -187,7 +191,7 @@ func TestUpdateNodePoolGPUSharing(t *testing.T) {
 			name:      "type change refused",
 			pool:      poolWith("np", "n1-standard-4", accel("nvidia-tesla-t4", 1, "", nil)),
 			req:       &containerpb.UpdateNodePoolRequest{Accelerators: []*containerpb.AcceleratorConfig{accel("nvidia-tesla-p4", 1, "", nil)}},
-			wantErr:   &gotErr{codes.InvalidArgument, "Accelerator type: nvidia-tesla-t4 should not be updated."},
+			wantErr:   &gotErr{codes.InvalidArgument, "Accelerator type: nvidia-tesla-t4 should not be updated (requested nvidia-tesla-p4); create a new node pool for another accelerator type."},
 			wantAccel: []*containerpb.AcceleratorConfig{accel("nvidia-tesla-t4", 1, "", nil)},
 		},
 		{

@@ -337,7 +337,8 @@ func checkAcceleratorsImmutable(cur, want []*containerpb.AcceleratorConfig) erro
 		switch {
 		case w.GetAcceleratorType() != c.GetAcceleratorType():
 			// wording not recorded; modelled on the count message.
-			return invalidArg("Accelerator type: %s should not be updated.", c.GetAcceleratorType())
+			return invalidArg("Accelerator type: %s should not be updated (requested %s); create a new node pool for another accelerator type.",
+				c.GetAcceleratorType(), w.GetAcceleratorType())
 		case w.GetAcceleratorCount() != c.GetAcceleratorCount():
 			// GKE's wording (quoted in magic-modules PR #18493, via
 			// GKE-KUEUE-FACTS.md); which value GKE prints (current or
@@ -345,7 +346,8 @@ func checkAcceleratorsImmutable(cur, want []*containerpb.AcceleratorConfig) erro
 			return invalidArg("Accelerator count: %d should not be updated.", c.GetAcceleratorCount())
 		case w.GetGpuPartitionSize() != c.GetGpuPartitionSize():
 			// wording not recorded; modelled on the count message.
-			return invalidArg("GPU partition size: %q should not be updated.", c.GetGpuPartitionSize())
+			return invalidArg("GPU partition size: %q should not be updated (requested %q); create a new node pool for another partition size.",
+				c.GetGpuPartitionSize(), w.GetGpuPartitionSize())
 		}
 	}
 	return nil
