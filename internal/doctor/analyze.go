@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/klog/v2"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueue"
@@ -474,7 +475,7 @@ func (a analysis) flavorsMissing(cqs map[string]*kueuev1beta2.ClusterQueue, flav
 		return
 	}
 	users := a.flavorUsers()
-	for _, name := range sortedKeys(users) {
+	for _, name := range spec.SortedKeys(users) {
 		fl := flavors[name]
 		switch {
 		case fl == nil:
@@ -541,7 +542,7 @@ func poolLabels(np *containerpb.NodePool) map[string]string {
 // they carry them all). GKE labels doctor cannot know from the pool
 // (cloud.google.com/gke-*, not in have) are taken as carried.
 func mismatch(want, have map[string]string) string {
-	for _, k := range sortedKeys(want) {
+	for _, k := range spec.SortedKeys(want) {
 		v, ok := have[k]
 		if ok && v == want[k] {
 			continue
@@ -631,11 +632,9 @@ func (a analysis) taints(fl *kueuev1beta2.ResourceFlavor, np *containerpb.NodePo
 		if taint.Effect == corev1.TaintEffectPreferNoSchedule || taint.Effect == "" {
 			continue // pods may still land there
 		}
-		ok := false
-		for _, tol := range fl.Spec.Tolerations {
-			ok = ok || tolerates(tol, taint)
-		}
-		if !ok {
+		// Kubernetes' own matching, as the scheduler does it; doctor logs
+		// nothing, and a flavor's tolerations cannot use Lt or Gt.
+		if !slices.ContainsFunc(fl.Spec.Tolerations, func(tol corev1.Toleration) bool { return tol.ToleratesTaint(klog.Background(), &taint, false) }) {
 			missed = append(missed, taint.ToString())
 		}
 	}
@@ -646,23 +645,6 @@ func (a analysis) taints(fl *kueuev1beta2.ResourceFlavor, np *containerpb.NodePo
 	a.f.add(CheckPoolTaints, SeverityError, "ResourceFlavor "+fl.Name, fmt.Sprintf("ResourceFlavor %s does not tolerate %s of its node pool %s: Kueue admits workloads on it, "+
 		"and their pods stay Pending, untolerated", fl.Name, strings.Join(missed, ", "), np.GetName()),
 		"add the tolerations to the flavor (tolerations = mlplatform_gpu_pool."+strings.ReplaceAll(np.GetName(), "-", "_")+".workload_tolerations)")
-}
-
-// tolerates is Kubernetes' toleration matching (core/v1 Toleration.ToleratesTaint).
-func tolerates(tol corev1.Toleration, t corev1.Taint) bool {
-	if tol.Effect != "" && tol.Effect != t.Effect {
-		return false
-	}
-	if tol.Key != "" && tol.Key != t.Key {
-		return false
-	}
-	switch tol.Operator {
-	case corev1.TolerationOpExists:
-		return true
-	case corev1.TolerationOpEqual, "":
-		return tol.Key == t.Key && tol.Value == t.Value
-	}
-	return false
 }
 
 func taintEffect(e containerpb.NodeTaint_Effect) corev1.TaintEffect {
@@ -779,15 +761,6 @@ func (a analysis) workloads() {
 }
 
 // --- helpers -------------------------------------------------------------------------
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))

@@ -292,23 +292,34 @@ func TestMinKueueVersionIsTheModule(t *testing.T) {
 	}
 }
 
-func TestTolerates(t *testing.T) {
+// DOC012 matches tolerations to the pool's taints as Kubernetes does (an
+// empty operator is Equal, an empty key with Exists tolerates everything, an
+// effect must match when set), and a PreferNoSchedule taint needs none.
+func TestPoolTaintTolerations(t *testing.T) {
 	t.Parallel()
-	taint := corev1.Taint{Key: "cloud.google.com/gke-spot", Value: "true", Effect: corev1.TaintEffectNoSchedule}
+	gpu := corev1.Toleration{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	const queued = "cloud.google.com/gke-queued" // the flex pool's second taint, queued=true:NoSchedule
 	for _, c := range []struct {
-		tol  corev1.Toleration
-		want bool
+		tols []corev1.Toleration
+		want bool // tolerated
 	}{
-		{corev1.Toleration{Key: "cloud.google.com/gke-spot", Operator: corev1.TolerationOpEqual, Value: "true", Effect: corev1.TaintEffectNoSchedule}, true},
-		{corev1.Toleration{Key: "cloud.google.com/gke-spot", Value: "true"}, true}, // "" is Equal; any effect
-		{corev1.Toleration{Key: "cloud.google.com/gke-spot", Operator: corev1.TolerationOpExists}, true},
-		{corev1.Toleration{Operator: corev1.TolerationOpExists}, true}, // tolerates everything
-		{corev1.Toleration{Key: "cloud.google.com/gke-spot", Operator: corev1.TolerationOpEqual, Value: "false"}, false},
-		{corev1.Toleration{Key: "cloud.google.com/gke-spot", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}, false},
-		{corev1.Toleration{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists}, false},
+		{[]corev1.Toleration{gpu, {Key: queued, Operator: corev1.TolerationOpEqual, Value: "true", Effect: corev1.TaintEffectNoSchedule}}, true},
+		{[]corev1.Toleration{gpu, {Key: queued, Value: "true"}}, true}, // "" is Equal; any effect
+		{[]corev1.Toleration{gpu, {Key: queued, Operator: corev1.TolerationOpExists}}, true},
+		{[]corev1.Toleration{{Operator: corev1.TolerationOpExists}}, true}, // tolerates everything
+		{[]corev1.Toleration{gpu, {Key: queued, Operator: corev1.TolerationOpEqual, Value: "false"}}, false},
+		{[]corev1.Toleration{gpu, {Key: queued, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}}, false},
+		{[]corev1.Toleration{gpu}, false},
 	} {
-		if got := tolerates(c.tol, taint); got != c.want {
-			t.Errorf("tolerates(%+v) = %v, want %v", c.tol, got, c.want)
+		s := healthy()
+		s.Flavors[1].Spec.Tolerations = c.tols
+		s.Pools[2].Config.Taints = append(s.Pools[2].Config.Taints, &containerpb.NodeTaint{Key: "soft", Value: "x", Effect: containerpb.NodeTaint_PREFER_NO_SCHEDULE})
+		var got []string
+		for _, f := range Analyze(s, Options{}).Findings {
+			got = append(got, f.ID+" "+f.Message)
+		}
+		if tolerated := len(got) == 0; tolerated != c.want {
+			t.Errorf("tolerations %+v: tolerated %v, want %v; findings %q", c.tols, tolerated, c.want, got)
 		}
 	}
 }
