@@ -233,19 +233,32 @@ type jsonResult struct {
 }
 
 // until runs doctor until ok says its result is what the test waits for
-// (Kueue reports conditions asynchronously), and returns that run.
+// (Kueue reports conditions asynchronously), and the text run's exit code
+// agrees with the JSON run's result, and returns that run.
 func (p *platform) until(what string, ok func(code int, out string, res jsonResult) bool, extra ...string) (int, string, jsonResult) {
 	p.t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		code, out, errOut, res := p.run(extra...)
-		if ok(code, out, res) {
+		// The text and the JSON run are two runs: a workload may cross the
+		// pending threshold between them. Only a pair that agrees counts.
+		agree := res.Passed == (code == doctor.ExitOK)
+		if agree && ok(code, out, res) {
 			return code, out, res
 		}
 		if time.Now().After(deadline) {
 			p.t.Fatalf("%s: doctor did not say so within 90 s; last run exited %d:\n%s%s", what, code, out, errOut)
 		}
 		time.Sleep(time.Second)
+	}
+}
+
+// noProbe fails t when the webhook probe's ResourceFlavor was stored: the
+// probe is a server-side dry run, and leaves nothing, answered or not.
+func (p *platform) noProbe(t *testing.T) {
+	t.Helper()
+	if _, err := p.kq.KueueV1beta2().ResourceFlavors().Get(p.ctx, doctor.ProbeFlavor, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("after doctor ran, getting ResourceFlavor %s returned %v, want NotFound: the webhook probe must be a dry run", doctor.ProbeFlavor, err)
 	}
 }
 
