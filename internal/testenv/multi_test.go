@@ -86,7 +86,19 @@ func workerKubeconfig(t *testing.T, worker *Env, token string) []byte {
 	return data
 }
 
+// waitCondition waits until get reports condition typ with status.
 func waitCondition(ctx context.Context, timeout time.Duration, get func(context.Context) ([]metav1.Condition, error), typ string, status metav1.ConditionStatus) (*metav1.Condition, error) {
+	return waitCond(ctx, timeout, get, typ, "become "+string(status), func(c *metav1.Condition) bool { return c.Status == status })
+}
+
+// waitReason waits until get reports condition typ with reason.
+func waitReason(ctx context.Context, get func(context.Context) ([]metav1.Condition, error), typ, reason string) (*metav1.Condition, error) {
+	return waitCond(ctx, 60*time.Second, get, typ, "have reason "+reason, func(c *metav1.Condition) bool { return c.Reason == reason })
+}
+
+// waitCond polls get until condition typ is there and ok; want says what ok
+// waits for, in the error.
+func waitCond(ctx context.Context, timeout time.Duration, get func(context.Context) ([]metav1.Condition, error), typ, want string, ok func(*metav1.Condition) bool) (*metav1.Condition, error) {
 	var last *metav1.Condition
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		conds, err := get(ctx)
@@ -94,10 +106,10 @@ func waitCondition(ctx context.Context, timeout time.Duration, get func(context.
 			return false, nil //nolint:nilerr // retried until the deadline
 		}
 		last = meta.FindStatusCondition(conds, typ)
-		return last != nil && last.Status == status, nil
+		return last != nil && ok(last), nil
 	})
 	if err != nil {
-		return last, fmt.Errorf("condition %s never became %s (last %+v): %w", typ, status, last, err)
+		return last, fmt.Errorf("condition %s did not %s (last %+v): %w", typ, want, last, err)
 	}
 	return last, nil
 }
@@ -302,22 +314,6 @@ func TestMultiKueueWorkerActive(t *testing.T) {
 	conds, _ := clusterConds(bad)(ctx)
 	t.Logf("token edited to a wrong one on an Active cluster: Active=False seen: %+v; after 15 s: %+v",
 		seenFalse, meta.FindStatusCondition(conds, kueuev1beta2.MultiKueueClusterActive))
-}
-
-func waitReason(ctx context.Context, get func(context.Context) ([]metav1.Condition, error), typ, reason string) (*metav1.Condition, error) {
-	var last *metav1.Condition
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
-		conds, err := get(ctx)
-		if err != nil {
-			return false, nil //nolint:nilerr // retried until the deadline
-		}
-		last = meta.FindStatusCondition(conds, typ)
-		return last != nil && last.Reason == reason, nil
-	})
-	if err != nil {
-		return last, fmt.Errorf("condition %s never had reason %s (last %+v): %w", typ, reason, last, err)
-	}
-	return last, nil
 }
 
 // logMultiKueue logs the manager's Kueue log lines about MultiKueue clusters.
