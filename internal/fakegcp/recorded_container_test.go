@@ -232,10 +232,6 @@ func gkeNormalize(v any, path []string, keep bool) {
 			}
 			return
 		}
-		if path[1] == "[]" {
-			gkeNormalize(child, path[1:], keep)
-			return
-		}
 		gkeNormalize(child, path[1:], keep)
 	}
 }
