@@ -37,6 +37,7 @@ func StartMulti(ctx context.Context, opts Options, workers int) (*Multi, error) 
 	envs := make([]*Env, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
+	var logMu sync.Mutex // the environments start concurrently and share opts.Log
 	for i, name := range names {
 		o := opts
 		if o.Dir != "" {
@@ -46,7 +47,7 @@ func StartMulti(ctx context.Context, opts Options, workers int) (*Multi, error) 
 			o.AuditLog, o.GCPAddr = "", ""
 		}
 		if o.Log != nil {
-			o.Log = prefixWriter{w: o.Log, prefix: name + ": "}
+			o.Log = prefixWriter{w: o.Log, prefix: name + ": ", mu: &logMu}
 		}
 		wg.Add(1)
 		go func() {
@@ -86,12 +87,18 @@ func (m *Multi) Stop() {
 // Envs returns the manager followed by the workers.
 func (m *Multi) Envs() []*Env { return append([]*Env{m.Manager}, m.Workers...) }
 
+// prefixWriter prefixes each write (a start-up step's line) with the
+// environment's name; mu, shared by the environments, keeps their lines
+// whole when the writer itself is not safe for concurrent use.
 type prefixWriter struct {
 	w      io.Writer
 	prefix string
+	mu     *sync.Mutex
 }
 
 func (p prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if _, err := p.w.Write(append([]byte(p.prefix), b...)); err != nil {
 		return 0, err
 	}

@@ -1,11 +1,13 @@
 package testenv
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +30,36 @@ func TestStartMultiNeedsAWorker(t *testing.T) {
 	if _, err := StartMulti(context.Background(), Options{BinDir: t.TempDir()}, 0); err == nil ||
 		!strings.Contains(err.Error(), "at least one worker") {
 		t.Fatalf("want an error about the worker count, got %v", err)
+	}
+}
+
+// TestPrefixWriterShared writes from the environments' prefix writers at once
+// into one bytes.Buffer (not safe for concurrent use): every line arrives
+// whole, with its prefix. Run with -race to see the shared lock matters.
+func TestPrefixWriterShared(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range 8 {
+		w := prefixWriter{w: &buf, prefix: fmt.Sprintf("worker-%d: ", i), mu: &mu}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				fmt.Fprintf(w, "step\n")
+			}
+		}()
+	}
+	wg.Wait()
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 8*200 {
+		t.Fatalf("%d lines, want %d", len(lines), 8*200)
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "worker-") || !strings.HasSuffix(l, ": step") {
+			t.Fatalf("line %q is not one whole prefixed step", l)
+		}
 	}
 }
 
