@@ -246,12 +246,14 @@ func (a analysis) webhooks() {
 			"or change of a Kueue object fails, and terraform apply with it", te.After, ProbeFlavor), fix)
 	case apierrors.IsForbidden(w.Err):
 		a.f.pass(1)
-		a.f.note("Kueue's webhooks were not probed: the identity doctor runs as may not create ResourceFlavors (" + w.Err.Error() + ")")
+		a.f.note("Kueue's webhooks were not probed: the identity doctor runs as may not create ResourceFlavors (" + w.Err.Error() + "); " +
+			"to probe them, grant it create on resourceflavors.kueue.x-k8s.io (the probe is a server-side dry run: it stores nothing)")
 	case strings.Contains(w.Err.Error(), "failed calling webhook"):
 		a.f.add(CheckKueueWebhooks, SeverityError, "Kueue webhooks", "the API server could not call Kueue's admission webhooks: "+w.Err.Error()+
 			"; every create or change of a Kueue object fails until they answer", fix)
 	default:
-		a.f.add(CheckKueueWebhooks, SeverityError, "Kueue webhooks", "a dry-run create of ResourceFlavor "+ProbeFlavor+" failed: "+w.Err.Error(), fix)
+		a.f.add(CheckKueueWebhooks, SeverityError, "Kueue webhooks", "a dry-run create of ResourceFlavor "+ProbeFlavor+" failed: "+w.Err.Error()+
+			"; Kueue's webhooks may not be answering, and then every create or change of a Kueue object fails", fix)
 	}
 }
 

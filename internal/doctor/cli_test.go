@@ -89,7 +89,7 @@ current-context: c
 		"argument":          {args: []string{"extra"}, wantCode: ExitUsage, wantStderr: []string{"unexpected arguments: extra"}},
 		"bad threshold":     {args: []string{"--pending-threshold", "0s"}, wantCode: ExitUsage, wantStderr: []string{"must be positive"}},
 		"no cluster":        {args: nil, wantCode: ExitError, wantStderr: []string{"no Kubernetes cluster configured"}},
-		"unreachable":       {args: []string{"--kubeconfig", dead, "--check-timeout", "2s"}, wantCode: ExitError, wantStderr: []string{"did not answer", "127.0.0.1:1"}},
+		"unreachable":       {args: []string{"--kubeconfig", dead, "--check-timeout", "2s"}, wantCode: ExitError, wantStderr: []string{"did not answer", "127.0.0.1:1", "check that the cluster is up"}},
 		"kubeconfig by env": {env: map[string]string{"MLPLATFORM_KUBECONFIG": dead}, args: []string{"--check-timeout", "2s"}, wantCode: ExitError, wantStderr: []string{"127.0.0.1:1"}},
 	}
 	for name, tc := range tests {

@@ -109,10 +109,15 @@ var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version:
 // ErrUnreachable is returned (wrapped) when not one Kubernetes read succeeded.
 var ErrUnreachable = errors.New("the Kubernetes API server did not answer")
 
+// ErrRefused is returned (wrapped) when the API server answered every
+// Kubernetes read with 401 Unauthorized or 403 Forbidden.
+var ErrRefused = errors.New("the Kubernetes API server refused every read doctor needs")
+
 // Gather reads the platform: one LIST per kind, one dry-run create, one
 // ListNodePools. Each request is bounded by opts.CheckTimeout, all of them
 // by ctx. A failed read is recorded in the Snapshot (the checks that need
-// it report DOC000); Gather fails only when no Kubernetes read succeeded.
+// it report DOC000); Gather fails only when no Kubernetes read succeeded
+// (ErrUnreachable, or ErrRefused when the server refused the credentials).
 func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 	opts = opts.withDefaults()
 	s := &Snapshot{Now: opts.Now(), Cluster: src.Cluster, CheckTimeout: opts.CheckTimeout}
@@ -212,7 +217,13 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 		})
 	}
 	if !s.CRDsRead.ok() && !s.NamespacesRead.ok() && !s.CQRead.ok() && !s.LQRead.ok() {
-		return s, fmt.Errorf("%w (%s): %w", ErrUnreachable, k.Host, s.NamespacesRead.Err)
+		err := s.NamespacesRead.Err
+		if apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) {
+			return s, fmt.Errorf("%w (%s): %w; use credentials that may list Namespaces and Kueue's objects "+
+				"(--kubeconfig and --kube-context, or Google credentials for --project, --location, --cluster)", ErrRefused, k.Host, err)
+		}
+		return s, fmt.Errorf("%w (%s): %w; check that the cluster is up and that --kubeconfig and --kube-context "+
+			"(or --project, --location, --cluster) point at it", ErrUnreachable, k.Host, err)
 	}
 	return s, nil
 }

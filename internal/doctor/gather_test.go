@@ -2,9 +2,12 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -43,5 +46,25 @@ func TestGatherOnlyListsAndDryRuns(t *testing.T) {
 	}
 	if probes != 1 {
 		t.Errorf("%d dry-run webhook probes, want 1", probes)
+	}
+}
+
+// An API server that refuses every read is not "unreachable": the error says
+// the credentials were refused, and what to use instead.
+func TestGatherRefused(t *testing.T) {
+	t.Parallel()
+	core := kubefake.NewClientset()
+	kq := kueuefake.NewClientset()
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{crdGVR: "CustomResourceDefinitionList"})
+	refuse := func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewUnauthorized("token expired")
+	}
+	core.PrependReactor("*", "*", refuse)
+	kq.PrependReactor("*", "*", refuse)
+	dyn.PrependReactor("*", "*", refuse)
+	_, err := Gather(context.Background(), Sources{Kube: &kube.Client{Host: "https://k", Core: core, Kueue: kq, Dynamic: dyn}}, Options{})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "token expired") || !strings.Contains(err.Error(), "use credentials that may list") {
+		t.Errorf("err = %v, want ErrRefused naming the cause and what to do", err)
 	}
 }
