@@ -177,6 +177,8 @@ func TestAnalyzeFindings(t *testing.T) {
 			SeverityError, []string{`its ClusterQueue "team-nlp" does not exist`}},
 		"namespace not selected": {func(s *Snapshot) { s.Namespaces[0].Labels = nil }, "DOC008", "LocalQueue team-nlp/gpu", SeverityError,
 			[]string{"does not select namespace team-nlp"}},
+		"no namespace selector": {func(s *Snapshot) { s.ClusterQueues[0].Spec.NamespaceSelector = nil }, "DOC008", "LocalQueue team-nlp/gpu", SeverityError,
+			[]string{"namespace_selector (none: it selects no namespace) does not select namespace team-nlp"}},
 		"pool deleted": {func(s *Snapshot) { s.Pools = s.Pools[:2] }, "DOC010", "ResourceFlavor flex", SeverityError,
 			[]string{"select node pool flex (cloud.google.com/gke-nodepool=flex), and cluster training has no such pool"}},
 		"flavor labels no pool carries": {func(s *Snapshot) {

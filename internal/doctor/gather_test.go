@@ -68,3 +68,34 @@ func TestGatherRefused(t *testing.T) {
 		t.Errorf("err = %v, want ErrRefused naming the cause and what to do", err)
 	}
 }
+
+// The probe counts as answered when the API server refused the object for
+// its own reasons (it exists, it is invalid, a webhook denied it); a webhook
+// the API server could not call is not answered.
+func TestGatherWebhookProbe(t *testing.T) {
+	t.Parallel()
+	gr := schema.GroupResource{Group: "kueue.x-k8s.io", Resource: "resourceflavors"}
+	for name, c := range map[string]struct {
+		err      error
+		answered bool
+	}{
+		"stored":     {nil, true},
+		"exists":     {apierrors.NewAlreadyExists(gr, ProbeFlavor), true},
+		"invalid":    {apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: "ResourceFlavor"}, ProbeFlavor, nil), true},
+		"denied":     {apierrors.NewForbidden(gr, ProbeFlavor, errors.New(`admission webhook "vresourceflavor.kb.io" denied the request`)), true},
+		"no RBAC":    {apierrors.NewForbidden(gr, ProbeFlavor, errors.New("User cannot create resource")), false},
+		"not called": {apierrors.NewInternalError(errors.New(`failed calling webhook "mresourceflavor.kb.io": connection refused`)), false},
+	} {
+		kq := kueuefake.NewClientset()
+		kq.PrependReactor("create", "resourceflavors", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, c.err })
+		dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+			map[schema.GroupVersionResource]string{crdGVR: "CustomResourceDefinitionList"})
+		s, err := Gather(context.Background(), Sources{Kube: &kube.Client{Host: "fake", Core: kubefake.NewClientset(), Kueue: kq, Dynamic: dyn}}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Webhook.ok() != c.answered {
+			t.Errorf("%s: probe answered %v, want %v (err %v)", name, s.Webhook.ok(), c.answered, s.Webhook.Err)
+		}
+	}
+}
