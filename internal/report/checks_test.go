@@ -284,6 +284,38 @@ func TestChecks(t *testing.T) {
 		"MLP013 max_nodes unknown":  {"MLP013", func() platform { return b().unknownAt("mlplatform_gpu_pool.h100", "autoscaling") }, []Severity{U}},
 		"MLP014 slices first":       {"MLP014", func() platform { return withMIG(b(), "a100-mig", "7", "h100", "8") }, []Severity{W}},
 		"MLP014 fixed: slices last": {"MLP014", func() platform { return withMIG(b(), "h100", "8", "a100-mig", "7") }, nil},
+		// Defaults, fall-backs and the paths the cases above do not reach.
+		"MLP001 pod_security_level default": {"MLP001", func() platform {
+			return b().set("mlplatform_team_namespace.a", "pod_security_level", nil).
+				set("mlplatform_cluster_queue.a", "namespace_selector", obj("match_labels", obj("pod-security.kubernetes.io/enforce", "restricted")))
+		}, nil},
+		"MLP001 namespaces managed elsewhere": {"MLP001", func() platform {
+			p := b().set("mlplatform_cluster_queue.a", "namespace_selector", obj("match_labels", obj("mlplatform.dev/team", "nlp-research")))
+			delete(p.after, "mlplatform_team_namespace.a")
+			return p
+		}, nil},
+		"MLP003 a queue's name unknown": {"MLP003", func() platform {
+			return b().set("mlplatform_local_queue.a", "cluster_queue", "team-x").unknownAt("mlplatform_cluster_queue.a", "name")
+		}, []Severity{U}},
+		"MLP005 flavor without node_labels": {"MLP005", func() platform { return b().set("mlplatform_resource_flavor.h100", "node_labels", nil) }, nil},
+		"MLP008 effective_taints": {"MLP008", func() platform {
+			return b().set("mlplatform_gpu_pool.h100", "effective_taints", []any{
+				obj("key", "nvidia.com/gpu", "value", "present", "effect", "NoSchedule"), obj("key", "dedicated", "value", "ml", "effect", "NoSchedule")})
+		}, []Severity{E}},
+		"MLP008 tolerations not in the plan": {"MLP008", func() platform {
+			p := b().set("mlplatform_gpu_pool.h100", "taints", obj("dedicated", obj("value", "ml", "effect", "NoSchedule")))
+			delete(p.after["mlplatform_resource_flavor.h100"], "tolerations")
+			return p
+		}, nil},
+		"MLP010 check on every flavor": {"MLP010", func() platform { return withCheck(b(), nil) }, []Severity{E}},
+		"MLP012 workload_identity default": {"MLP012", func() platform { return b().set("mlplatform_gpu_pool.h100", "workload_identity", nil) }, nil},
+		"MLP012 zero quota on the pool": {"MLP012", func() platform {
+			return b().set("mlplatform_gpu_pool.h100", "workload_identity", false).set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup("h100", "0"))
+		}, nil},
+		"MLP014 reported once per sliced run": {"MLP014", func() platform {
+			return withMIG(b(), "a100-mig", "7", "h100", "8", "h100-b", "8").
+				add("mlplatform_resource_flavor.h100_b", obj("name", "h100-b", "node_labels", obj("cloud.google.com/gke-nodepool", "h100"), "tolerations", []any{tolJSON("nvidia.com/gpu")}))
+		}, []Severity{W}},
 		"MLP014 partition unknown": {"MLP014", func() platform {
 			return withMIG(b(), "a100-mig", "7", "h100", "8").unknownAt("mlplatform_gpu_pool.mig", "gpu", "allocatable_gpus_per_node")
 		}, []Severity{U}},
