@@ -307,7 +307,7 @@ func TestChecks(t *testing.T) {
 			delete(p.after["mlplatform_resource_flavor.h100"], "tolerations")
 			return p
 		}, nil},
-		"MLP010 check on every flavor": {"MLP010", func() platform { return withCheck(b(), nil) }, []Severity{E}},
+		"MLP010 check on every flavor":     {"MLP010", func() platform { return withCheck(b(), nil) }, []Severity{E}},
 		"MLP012 workload_identity default": {"MLP012", func() platform { return b().set("mlplatform_gpu_pool.h100", "workload_identity", nil) }, nil},
 		"MLP012 zero quota on the pool": {"MLP012", func() platform {
 			return b().set("mlplatform_gpu_pool.h100", "workload_identity", false).set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup("h100", "0"))
