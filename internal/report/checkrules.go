@@ -261,8 +261,9 @@ func checkFlavorMixedPools(c *checkCtx) {
 	}
 }
 
-// untolerated lists, per pool selected by a flavor, the taints that none of
-// the flavors selecting it tolerates (MLP008). ok is false when unknown.
+// poolFlavors lists the flavors whose node_labels select the pool; none when
+// a flavor of it lacks tolerations in the plan (taint rules skip the pool);
+// unknown when a flavor's node_labels or the pool's node_selector is.
 func (c *checkCtx) poolFlavors(p *poolCheck) (flavors []*flavorCheck, unknown bool) {
 	for _, f := range c.flavors {
 		if f.LabelsUnknown || p.SelectorUnknown {

@@ -121,7 +121,8 @@ func (r Report) ChecksFailed() bool {
 
 // --- the configuration as the checks see it ---------------------------------
 
-// str3 is a string attribute: value, known, null.
+// strVal is a string attribute: its value, whether it is known and not
+// null, and whether it is unknown until apply.
 type strVal struct {
 	S       string
 	Known   bool // known and not null
@@ -297,7 +298,7 @@ type groupState struct {
 	Flavors []string
 }
 
-// flavorsWithQuota lists the queue's flavors, in order.
+// flavorNames lists the flavors the queue has quota on, in order.
 func (q *cqState) flavorNames() []string {
 	var out []string
 	seen := map[string]bool{}
