@@ -386,3 +386,19 @@ func TestChecksDocumented(t *testing.T) {
 		}
 	}
 }
+
+// MLP004 names the kind of the object whose flavor is missing.
+func TestFlavorMissingNamesCohort(t *testing.T) {
+	t.Parallel()
+	p := basePlatform().add("mlplatform_cohort.org", obj("name", "org", "parent", nil, "resource_groups", gpuQuotaGroup("a100", "8")))
+	r := Build(p.plan(t), Options{Prices: pricing.Default()})
+	var got []string
+	for _, f := range r.Checks {
+		if f.ID == "MLP004" {
+			got = append(got, f.What)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "Cohort org admits no job while ResourceFlavor a100 does not exist") || !strings.Contains(got[0], "keeps a Cohort with a missing flavor inactive") {
+		t.Errorf("MLP004 findings %q, want one naming Cohort org", got)
+	}
+}
