@@ -441,14 +441,7 @@ type wiState struct {
 
 func checkContext(changes []ResourceChange) *checkCtx {
 	c := &checkCtx{}
-	for _, rc := range changes {
-		if rc.Mode != "" && rc.Mode != "managed" {
-			continue
-		}
-		obj := rc.side(sideAfter)
-		if obj.null() {
-			continue
-		}
+	eachObject(changes, sideAfter, func(rc ResourceChange, obj node) {
 		name := strOf(obj.get("name"))
 		switch rc.Type {
 		case "mlplatform_team_namespace":
@@ -460,8 +453,7 @@ func checkContext(changes []ResourceChange) *checkCtx {
 		case "mlplatform_local_queue":
 			c.lqs = append(c.lqs, &lqState{Address: rc.Address, Namespace: strOf(obj.get("namespace")), Name: name, CQ: strOf(obj.get("cluster_queue"))})
 		case "mlplatform_resource_flavor":
-			labels, unknown := obj.get("node_labels").stringMap()
-			f := &flavorCheck{flavorState: &flavorState{Address: rc.Address, Name: nameOf(rc.Address, obj), Labels: labels, LabelsUnknown: unknown}, NameKnown: name.Known}
+			f := &flavorCheck{flavorState: flavorOf(rc.Address, obj), NameKnown: name.Known}
 			f.Tolerations, f.TolUnknown = tolerationsOf(obj.get("tolerations"))
 			if m, ok := obj.v.(map[string]any); ok {
 				_, has := m["tolerations"]
@@ -480,7 +472,7 @@ func checkContext(changes []ResourceChange) *checkCtx {
 		case "mlplatform_workload_identity":
 			c.identities = append(c.identities, &wiState{Address: rc.Address, Namespace: strOf(obj.get("namespace")), KSA: strOf(obj.get("kubernetes_service_account"))})
 		}
-	}
+	})
 	return c
 }
 

@@ -74,28 +74,39 @@ func (c ResourceChange) side(s side) node {
 	return node{v: c.Change.After, u: c.Change.AfterUnknown}
 }
 
-func snapshotOf(changes []ResourceChange, s side) snapshot {
-	var snap snapshot
+// eachObject calls fn with each managed resource's object on side s,
+// skipping data sources and objects that are null there (created or
+// destroyed).
+func eachObject(changes []ResourceChange, s side, fn func(c ResourceChange, obj node)) {
 	for _, c := range changes {
 		if c.Mode != "" && c.Mode != "managed" {
 			continue
 		}
-		obj := c.side(s)
-		if obj.null() {
-			continue
+		if obj := c.side(s); !obj.null() {
+			fn(c, obj)
 		}
+	}
+}
+
+func flavorOf(addr string, obj node) *flavorState {
+	labels, unknown := obj.get("node_labels").stringMap()
+	return &flavorState{Address: addr, Name: nameOf(addr, obj), Labels: labels, LabelsUnknown: unknown}
+}
+
+func snapshotOf(changes []ResourceChange, s side) snapshot {
+	var snap snapshot
+	eachObject(changes, s, func(c ResourceChange, obj node) {
 		switch c.Type {
 		case "mlplatform_cluster_queue":
 			snap.Queues = append(snap.Queues, ownerOf(c.Address, obj, "cohort"))
 		case "mlplatform_cohort":
 			snap.Cohorts = append(snap.Cohorts, ownerOf(c.Address, obj, "parent"))
 		case "mlplatform_resource_flavor":
-			labels, unknown := obj.get("node_labels").stringMap()
-			snap.Flavors = append(snap.Flavors, &flavorState{Address: c.Address, Name: nameOf(c.Address, obj), Labels: labels, LabelsUnknown: unknown})
+			snap.Flavors = append(snap.Flavors, flavorOf(c.Address, obj))
 		case "mlplatform_gpu_pool":
 			snap.Pools = append(snap.Pools, poolOf(c.Address, obj))
 		}
-	}
+	})
 	return snap
 }
 
