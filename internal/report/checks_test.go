@@ -402,3 +402,14 @@ func TestFlavorMissingNamesCohort(t *testing.T) {
 		t.Errorf("MLP004 findings %q, want one naming Cohort org", got)
 	}
 }
+
+// A data source in resource_changes is read, not managed: no check sees it.
+func TestChecksSkipDataSources(t *testing.T) {
+	t.Parallel()
+	plan := basePlatform().plan(t)
+	plan.ResourceChanges = append(plan.ResourceChanges, ResourceChange{Address: "data.mlplatform_local_queue.x", Mode: "data", Type: "mlplatform_local_queue", Name: "x",
+		Change: Change{After: obj("namespace", "team-a", "name", "x", "cluster_queue", "team-x")}})
+	if r := Build(plan, Options{Prices: pricing.Default()}); len(r.Checks) != 0 {
+		t.Errorf("findings on a data source: %+v", r.Checks)
+	}
+}
