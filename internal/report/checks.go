@@ -43,7 +43,7 @@ type Finding struct {
 	Severity  Severity
 	Resources []string // addresses of the resources involved
 	What      string   // what will happen, in the platform's words
-	Fix       string   // what to change; for undecided, what is unknown
+	Fix       string   // what to change; for undecided, how to have it decided
 }
 
 // checkDef is one rule.
@@ -76,8 +76,12 @@ func (c *checkCtx) add(sev Severity, resources []string, what, fix string) {
 }
 
 func (c *checkCtx) undecided(resources []string, what string) {
-	c.add(SevUndecided, resources, what, "")
+	c.add(SevUndecided, resources, what, undecidedFix)
 }
+
+// undecidedFix is what to do about any undecided finding.
+const undecidedFix = "nothing if the configuration is as intended: the check decides on a later plan, once the value is known; " +
+	"to have it decided now, refer to values known at plan time (a resource's name, e.g. mlplatform_cluster_queue.NAME.name, not its id)"
 
 func dedupe(in []string) []string {
 	seen := map[string]bool{}
