@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"sort"
@@ -242,4 +243,32 @@ func (s *Container) DeleteCluster(ctx context.Context, req *containerpb.DeleteCl
 		delete(s.clusters, key)
 		return nil
 	}), nil
+}
+
+// SetClusterEndpoint points an existing cluster at a real API server:
+// endpoint is what GKE reports in Cluster.endpoint, a bare host or host:port
+// without a scheme (clients prepend https://), and caPEM is the PEM CA the
+// server's certificate chains to, stored base64-encoded in
+// masterAuth.clusterCaCertificate as GKE does. testenv uses it so a client
+// that reads the cluster from the fake reaches that environment's
+// kube-apiserver.
+func (s *Container) SetClusterEndpoint(project, location, name, endpoint string, caPEM []byte) error {
+	if endpoint == "" || strings.Contains(endpoint, "://") {
+		return fmt.Errorf("fakegcp: endpoint %q must be a bare host[:port], without a scheme", endpoint)
+	}
+	if block, _ := pem.Decode(caPEM); block == nil || block.Type != "CERTIFICATE" {
+		return errors.New("fakegcp: the cluster CA is not a PEM certificate")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.clusterLocked(clusterKey(project, location, name))
+	if err != nil {
+		return err
+	}
+	c.Endpoint = endpoint
+	if c.MasterAuth == nil {
+		c.MasterAuth = &containerpb.MasterAuth{}
+	}
+	c.MasterAuth.ClusterCaCertificate = base64.StdEncoding.EncodeToString(caPEM)
+	return nil
 }
