@@ -10,12 +10,15 @@ package testenv
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,6 +62,17 @@ type Options struct {
 	// ResponseComplete; leases and events are left out). `make bench` counts
 	// the provider's requests in it.
 	AuditLog string
+	// GoogleAccessToken is the bearer token every kube-apiserver accepts as
+	// a cluster admin (see Env.GoogleAccessToken). Default: a random one per
+	// Start. It must not contain commas, quotes, spaces or newlines.
+	GoogleAccessToken string
+
+	// Set by StartMulti: the GKE/IAM fake shared by the environments (not
+	// owned, so not stopped, by the Env) and this environment's cluster in
+	// it; the cluster's endpoint and CA are then those of this environment's
+	// kube-apiserver.
+	gcp               *fakegcp.Server
+	location, cluster string
 }
 
 // Env is a running environment.
@@ -70,9 +84,18 @@ type Env struct {
 	Project    string
 	Location   string
 	Cluster    string
+	// GoogleAccessToken stands in for GKE's IAM-authenticated access: the
+	// kube-apiserver accepts it (--token-auth-file) as a Google identity in
+	// group system:masters, so a client that reads the cluster from the
+	// GKE fake and sends "Authorization: Bearer <token>", as the provider's
+	// GKE path does (gke.RESTForCluster with an oauth2 token source), is a
+	// cluster admin. In a Multi every environment accepts the same token,
+	// as one Google identity works on all of a project's clusters.
+	GoogleAccessToken string
 
 	opts     Options
 	ownsDir  bool
+	ownsGCP  bool       // false when StartMulti shares one fake between environments
 	procs    []*process // in start order
 	stopOnce sync.Once
 }
@@ -98,10 +121,21 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if opts.GCPAddr == "" {
 		opts.GCPAddr = "127.0.0.1:0"
 	}
+	if opts.GoogleAccessToken == "" {
+		opts.GoogleAccessToken = randomToken()
+	} else if strings.ContainsAny(opts.GoogleAccessToken, ",\"' \t\r\n") {
+		return nil, errors.New("testenv: Options.GoogleAccessToken must not contain commas, quotes, spaces or newlines (it goes into a CSV token file)")
+	}
 	if err := checkBins(opts); err != nil {
 		return nil, err
 	}
-	e := &Env{opts: opts, Dir: opts.Dir, Project: DefaultProject, Location: DefaultLocation, Cluster: DefaultCluster}
+	e := &Env{
+		opts: opts, Dir: opts.Dir, Project: DefaultProject, Location: DefaultLocation, Cluster: DefaultCluster,
+		GoogleAccessToken: opts.GoogleAccessToken,
+	}
+	if opts.location != "" {
+		e.Location, e.Cluster = opts.location, opts.cluster
+	}
 	if e.Dir == "" {
 		if e.Dir, err = os.MkdirTemp("", "mlplatform-env-"); err != nil {
 			return nil, err
@@ -159,7 +193,18 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		step("Kueue manager ready (webhooks on https://127.0.0.1:%d)", webhookPort)
 	}
 
-	e.GCP = fakegcp.New()
+	if opts.gcp != nil {
+		e.GCP = opts.gcp
+		e.GCP.Container.AddCluster(e.Project, e.Location, e.Cluster, true)
+		endpoint := "127.0.0.1:" + strconv.Itoa(apiPort)
+		if err := e.GCP.Container.SetClusterEndpoint(e.Project, e.Location, e.Cluster, endpoint, p.clusterCA.CertPEM); err != nil {
+			return nil, err
+		}
+		step("cluster projects/%s/locations/%s/clusters/%s in the shared GKE/IAM fake on %s, endpoint %s",
+			e.Project, e.Location, e.Cluster, e.GCP.Addr(), endpoint)
+		return e, nil
+	}
+	e.GCP, e.ownsGCP = fakegcp.New(), true
 	if err := e.GCP.Start(opts.GCPAddr); err != nil {
 		return nil, fmt.Errorf("start the GKE/IAM fake on %s: %w", opts.GCPAddr, err)
 	}
@@ -220,12 +265,17 @@ func (e *Env) startAPIServer(ctx context.Context, p *pki, port, etcdPort int) er
 	if err != nil {
 		return err
 	}
+	tokens := p.path("google-tokens.csv")
+	if err := os.WriteFile(tokens, []byte(tokenFileLine(e.GoogleAccessToken)), 0o600); err != nil {
+		return err
+	}
 	proc, err := startProcess("kube-apiserver", filepath.Join(e.Dir, "logs"), 15*time.Second, nil, e.bin("kube-apiserver"), append(audit,
 		"--etcd-servers=http://127.0.0.1:"+strconv.Itoa(etcdPort),
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
 		"--secure-port="+strconv.Itoa(port),
 		"--tls-cert-file="+p.path("apiserver.crt"), "--tls-private-key-file="+p.path("apiserver.key"),
 		"--client-ca-file="+p.path("ca.crt"),
+		"--token-auth-file="+tokens,
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file="+p.path("sa.pub"),
 		"--service-account-signing-key-file="+p.path("sa.key"),
@@ -256,6 +306,25 @@ func (e *Env) startAPIServer(ctx context.Context, p *pki, port, etcdPort int) er
 	return proc.waitFor(ctx, 90*time.Second, "ready", func(ctx context.Context) error {
 		return httpOK(ctx, e.REST, server+"/readyz")
 	})
+}
+
+// GoogleUser is the user name kube-apiserver gives the holder of
+// Env.GoogleAccessToken (in group system:masters).
+const GoogleUser = "sandbox-admin@mlplatform-sandbox.iam.gserviceaccount.com"
+
+// tokenFileLine is the --token-auth-file CSV record (token, user name, uid,
+// then the groups as one comma-separated, quoted column) for token.
+func tokenFileLine(token string) string {
+	return token + "," + GoogleUser + ",google-sandbox-admin,\"system:masters\"\n"
+}
+
+// randomToken returns a fresh access token, shaped like none in particular.
+func randomToken() string {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return "ya29.sandbox-" + hex.EncodeToString(b)
 }
 
 // auditPolicy logs every request once (when its response is complete) at
@@ -312,11 +381,33 @@ func (e *Env) startControllerManager() error {
 	}
 }
 
+// StopProcess stops only the named child process (SIGTERM, then SIGKILL
+// after its grace period), e.g. "kube-apiserver" to make a cluster
+// unreachable; the rest keeps running, and Stop still cleans up.
+func (e *Env) StopProcess(name string) error {
+	for _, p := range e.procs {
+		if p.name == name {
+			p.Stop()
+			return nil
+		}
+	}
+	names := make([]string, 0, len(e.procs))
+	for _, p := range e.procs {
+		names = append(names, p.name)
+	}
+	return fmt.Errorf("no process %q in this environment (it runs %s)", name, strings.Join(names, ", "))
+}
+
+// StopAPIServer stops only this environment's kube-apiserver, so the cluster
+// is unreachable while its other processes (and the GKE fake) keep running.
+func (e *Env) StopAPIServer() error { return e.StopProcess("kube-apiserver") }
+
 // Stop stops every process (SIGTERM, then SIGKILL after a grace period), in
-// reverse start order, and removes the directory if Start created it.
+// reverse start order, and removes the directory if Start created it. A GKE
+// fake shared by a Multi is left to Multi.Stop.
 func (e *Env) Stop() {
 	e.stopOnce.Do(func() {
-		if e.GCP != nil {
+		if e.GCP != nil && e.ownsGCP {
 			e.GCP.Stop()
 		}
 		for i := len(e.procs) - 1; i >= 0; i-- {
