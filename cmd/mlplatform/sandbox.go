@@ -27,6 +27,7 @@ import (
 // Files in the sandbox directory:
 //
 //	env            shell exports for terraform and kubectl (written when ready)
+//	clusters       with --workers: name, kubeconfig, project, location, cluster (tab-separated) per cluster
 //	terraformrc    Terraform CLI config with dev_overrides for the built provider
 //	supervisor.pid the supervisor's pid
 //	children       "name pid" per child process
@@ -37,38 +38,60 @@ const (
 	pidFile      = "supervisor.pid"
 	childrenFile = "children"
 	logFile      = "sandbox.log"
+	clustersFile = "clusters"
 	failedFile   = "failed"
 )
 
-func sandboxCmd(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("sandbox needs a subcommand: up, down or status")
-	}
+// sandboxFlags are the flags of every sandbox subcommand; dir and
+// providerDir are absolute.
+type sandboxFlags struct {
+	dir, providerDir string
+	timeout          time.Duration
+	workers          int // 0: one cluster; N: a MultiKueue manager and N workers
+}
+
+func parseSandboxFlags(args []string, stderr io.Writer) (sandboxFlags, error) {
 	fs := flag.NewFlagSet("sandbox "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", ".sandbox", "directory for the sandbox's state, logs and env file")
 	providerDir := fs.String("provider-dir", "bin", "directory holding terraform-provider-mlplatform (for dev_overrides)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "how long `up` waits for the sandbox to be ready")
+	workers := fs.Int("workers", 0, fmt.Sprintf("with `up`: also start this many MultiKueue worker clusters (at most %d), "+
+		"each its own control plane and cluster in the one GKE fake; 0: the single cluster", len(testenv.WorkerLocations)))
 	if err := fs.Parse(args[1:]); err != nil {
-		return err
+		return sandboxFlags{}, err
 	}
-	abs, err := filepath.Abs(*dir)
-	if err != nil {
-		return err
+	if *workers < 0 || *workers > len(testenv.WorkerLocations) {
+		return sandboxFlags{}, fmt.Errorf("--workers must be between 0 and %d, got %d", len(testenv.WorkerLocations), *workers)
 	}
-	pdir, err := filepath.Abs(*providerDir)
+	f := sandboxFlags{timeout: *timeout, workers: *workers}
+	var err error
+	if f.dir, err = filepath.Abs(*dir); err != nil {
+		return sandboxFlags{}, err
+	}
+	if f.providerDir, err = filepath.Abs(*providerDir); err != nil {
+		return sandboxFlags{}, err
+	}
+	return f, nil
+}
+
+func sandboxCmd(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("sandbox needs a subcommand: up, down or status")
+	}
+	f, err := parseSandboxFlags(args, stderr)
 	if err != nil {
 		return err
 	}
 	switch args[0] {
 	case "up":
-		return sandboxUp(abs, pdir, *timeout, stdout)
+		return sandboxUp(f, stdout)
 	case "down":
-		return sandboxDown(abs, stdout)
+		return sandboxDown(f.dir, stdout)
 	case "status":
-		return sandboxStatus(abs, stdout)
+		return sandboxStatus(f.dir, stdout)
 	case "serve":
-		return sandboxServe(abs, pdir, stdout)
+		return sandboxServe(f, stdout)
 	}
 	return fmt.Errorf("unknown sandbox subcommand %q: use up, down or status", args[0])
 }
@@ -87,13 +110,15 @@ func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 func sandboxStatus(dir string, stdout io.Writer) error {
 	if pid, ok := readPid(filepath.Join(dir, pidFile)); ok && alive(pid) {
 		fmt.Fprintf(stdout, "sandbox running (supervisor pid %d)\nenv file: %s\n", pid, filepath.Join(dir, envFile))
+		printClusters(stdout, dir)
 		return nil
 	}
 	fmt.Fprintf(stdout, "no sandbox running in %s\n", dir)
 	return nil
 }
 
-func sandboxUp(dir, providerDir string, timeout time.Duration, stdout io.Writer) error {
+func sandboxUp(f sandboxFlags, stdout io.Writer) error {
+	dir, providerDir, timeout := f.dir, f.providerDir, f.timeout
 	if pid, ok := readPid(filepath.Join(dir, pidFile)); ok && alive(pid) {
 		fmt.Fprintf(stdout, "sandbox already running (supervisor pid %d)\nsource %s\n", pid, filepath.Join(dir, envFile))
 		return nil
@@ -119,7 +144,7 @@ func sandboxUp(dir, providerDir string, timeout time.Duration, stdout io.Writer)
 		return err
 	}
 	defer func() { _ = logf.Close() }() // the supervisor holds its own copy and writes the log
-	cmd := exec.Command(self, "sandbox", "serve", "--dir", dir, "--provider-dir", providerDir)
+	cmd := exec.Command(self, "sandbox", "serve", "--dir", dir, "--provider-dir", providerDir, "--workers", strconv.Itoa(f.workers))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives this command and its terminal
 	t0 := time.Now()
@@ -135,6 +160,7 @@ func sandboxUp(dir, providerDir string, timeout time.Duration, stdout io.Writer)
 			fmt.Fprintf(stdout, "sandbox ready in %.1fs\n  kube-apiserver, etcd, kube-controller-manager, Kueue manager and the GKE/IAM fake are running\n"+
 				"  to use it: source %s\n  to stop it: mlplatform sandbox down --dir %s\n",
 				time.Since(t0).Seconds(), filepath.Join(dir, envFile), dir)
+			printClusters(stdout, dir)
 			return nil
 		}
 		select {
@@ -158,9 +184,84 @@ func readTail(path string, n int) string {
 	return "  " + strings.Join(lines, "\n  ")
 }
 
+// sandboxCluster is one cluster of a sandbox with workers, as the clusters
+// file records it.
+type sandboxCluster struct {
+	name, kubeconfig, project, location, cluster string
+}
+
+func clustersOf(m *testenv.Multi) []sandboxCluster {
+	out := []sandboxCluster{}
+	for i, e := range m.Envs() {
+		name := "manager"
+		if i > 0 {
+			name = testenv.WorkerName(i)
+		}
+		out = append(out, sandboxCluster{name, e.Kubeconfig, e.Project, e.Location, e.Cluster})
+	}
+	return out
+}
+
+func formatClusters(cs []sandboxCluster) string {
+	var b strings.Builder
+	for _, c := range cs {
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", c.name, c.kubeconfig, c.project, c.location, c.cluster)
+	}
+	return b.String()
+}
+
+func parseClusters(data string) []sandboxCluster {
+	var out []sandboxCluster
+	for _, line := range strings.Split(strings.TrimSpace(data), "\n") {
+		if f := strings.Split(line, "\t"); len(f) == 5 {
+			out = append(out, sandboxCluster{f[0], f[1], f[2], f[3], f[4]})
+		}
+	}
+	return out
+}
+
+// printClusters lists the clusters of a sandbox with workers (nothing for a
+// single-cluster one), so provider aliases can be pointed at each: by
+// kubeconfig, or by project, location and cluster through the GKE fake.
+func printClusters(stdout io.Writer, dir string) {
+	data, err := os.ReadFile(filepath.Join(dir, clustersFile))
+	if err != nil {
+		return
+	}
+	cs := parseClusters(string(data))
+	if len(cs) == 0 {
+		return
+	}
+	fmt.Fprintln(stdout, "  clusters (kubeconfig, or GKE project/location/cluster through the fake with GOOGLE_OAUTH_ACCESS_TOKEN from the env file):")
+	for _, c := range cs {
+		fmt.Fprintf(stdout, "    %-9s kubeconfig %s\n              GKE project %s location %s cluster %s\n",
+			c.name, c.kubeconfig, c.project, c.location, c.cluster)
+	}
+}
+
+// startSandbox starts the single environment, or a Multi with workers. It
+// returns the environment the env file describes (the manager's with
+// workers), every environment, and how to stop them all.
+func startSandbox(ctx context.Context, dir string, workers int, stdout io.Writer) (*testenv.Env, []*testenv.Env, []sandboxCluster, func(), error) {
+	opts := testenv.Options{Dir: filepath.Join(dir, "data"), Log: stdout}
+	if workers == 0 {
+		env, err := testenv.Start(ctx, opts)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		return env, []*testenv.Env{env}, nil, env.Stop, nil
+	}
+	m, err := testenv.StartMulti(ctx, opts, workers)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return m.Manager, m.Envs(), clustersOf(m), m.Stop, nil
+}
+
 // sandboxServe is the supervisor: start, publish the env file, wait for a
 // signal, stop.
-func sandboxServe(dir, providerDir string, stdout io.Writer) error {
+func sandboxServe(f sandboxFlags, stdout io.Writer) error {
+	dir, providerDir := f.dir, f.providerDir
 	if err := os.WriteFile(filepath.Join(dir, pidFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 		return err
 	}
@@ -170,28 +271,37 @@ func sandboxServe(dir, providerDir string, stdout io.Writer) error {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-sig; cancel() }() // a signal during start-up aborts it
-	env, err := testenv.Start(ctx, testenv.Options{Dir: filepath.Join(dir, "data"), Log: stdout})
+	env, envs, clusters, stop, err := startSandbox(ctx, dir, f.workers, stdout)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		fmt.Fprintln(stdout, "stopping the sandbox")
-		env.Stop()
-		_ = os.RemoveAll(filepath.Join(dir, "data", "etcd"))
+		stop()
+		for _, e := range envs {
+			_ = os.RemoveAll(filepath.Join(e.Dir, "etcd"))
+		}
 		fmt.Fprintln(stdout, "sandbox stopped")
 	}()
 	var children strings.Builder
-	for name, pid := range env.Processes() {
-		fmt.Fprintf(&children, "%s %d\n", name, pid)
+	for _, e := range envs {
+		for name, pid := range e.Processes() {
+			fmt.Fprintf(&children, "%s %d\n", name, pid)
+		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, childrenFile), []byte(children.String()), 0o600); err != nil {
 		return err
+	}
+	if clusters != nil {
+		if err := os.WriteFile(filepath.Join(dir, clustersFile), []byte(formatClusters(clusters)), 0o600); err != nil {
+			return err
+		}
 	}
 	tfrc := filepath.Join(dir, tfrcFile)
 	if err := os.WriteFile(tfrc, []byte(testenv.TerraformRC(providerDir)), 0o600); err != nil {
 		return err
 	}
-	if err := writeEnvFile(filepath.Join(dir, envFile), env, tfrc); err != nil {
+	if err := writeEnvFile(filepath.Join(dir, envFile), env, tfrc, clusters != nil); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "sandbox ready")
@@ -199,7 +309,11 @@ func sandboxServe(dir, providerDir string, stdout io.Writer) error {
 	return nil
 }
 
-func writeEnvFile(path string, env *testenv.Env, tfrc string) error {
+// writeEnvFile writes the exports for env. With workers it also exports
+// GOOGLE_OAUTH_ACCESS_TOKEN (the provider's access_token), the token every
+// sandbox kube-apiserver accepts, so the provider reaches a worker through
+// the GKE fake's endpoint and CA as it would a GKE cluster.
+func writeEnvFile(path string, env *testenv.Env, tfrc string, withWorkers bool) error {
 	vars := [][2]string{
 		{"KUBECONFIG", env.Kubeconfig},
 		{"MLPLATFORM_KUBECONFIG", env.Kubeconfig},
@@ -211,6 +325,9 @@ func writeEnvFile(path string, env *testenv.Env, tfrc string) error {
 		{"MLPLATFORM_INSECURE_ENDPOINTS", "true"},
 		{"TF_CLI_CONFIG_FILE", tfrc},
 		{"CHECKPOINT_DISABLE", "1"},
+	}
+	if withWorkers {
+		vars = append(vars, [2]string{"GOOGLE_OAUTH_ACCESS_TOKEN", env.GoogleAccessToken})
 	}
 	var b strings.Builder
 	b.WriteString("# Written by `mlplatform sandbox up`; source it to point terraform and kubectl at the sandbox.\n")
@@ -241,6 +358,7 @@ func sandboxDown(dir string, stdout io.Writer) error {
 	killed := killStrays(filepath.Join(dir, childrenFile))
 	_ = os.Remove(filepath.Join(dir, envFile))
 	_ = os.Remove(filepath.Join(dir, childrenFile))
+	_ = os.Remove(filepath.Join(dir, clustersFile))
 	switch {
 	case !ok && len(killed) == 0:
 		fmt.Fprintf(stdout, "no sandbox running in %s\n", dir)

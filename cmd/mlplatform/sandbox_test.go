@@ -4,16 +4,22 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/fakegcp"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
 
 // The test binary doubles as the sandbox supervisor: `sandbox up` re-executes
@@ -113,6 +119,153 @@ func TestSandboxUpDown(t *testing.T) {
 	for name, pid := range children {
 		if alive(pid) {
 			t.Errorf("%s (pid %d) still running after down", name, pid)
+		}
+	}
+	if alive(supervisor) {
+		t.Errorf("supervisor %d still running after down", supervisor)
+	}
+}
+
+func TestParseSandboxFlags(t *testing.T) {
+	t.Parallel()
+	f, err := parseSandboxFlags([]string{"up"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.workers != 0 || f.timeout != 5*time.Minute || !filepath.IsAbs(f.dir) || filepath.Base(f.dir) != ".sandbox" ||
+		!filepath.IsAbs(f.providerDir) || filepath.Base(f.providerDir) != "bin" {
+		t.Errorf("defaults: %+v", f)
+	}
+	f, err = parseSandboxFlags([]string{"up", "--workers", "2", "--dir", "/tmp/sb", "--timeout", "1m"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.workers != 2 || f.dir != "/tmp/sb" || f.timeout != time.Minute {
+		t.Errorf("--workers 2 --dir /tmp/sb --timeout 1m: %+v", f)
+	}
+	if f, err := parseSandboxFlags([]string{"serve", "--workers=3"}, io.Discard); err != nil || f.workers != 3 {
+		t.Errorf("serve --workers=3: %+v, %v", f, err)
+	}
+	for _, bad := range []string{"-1", strconv.Itoa(len(testenv.WorkerLocations) + 1)} {
+		if _, err := parseSandboxFlags([]string{"up", "--workers", bad}, io.Discard); err == nil || !strings.Contains(err.Error(), "--workers must be between 0 and") {
+			t.Errorf("--workers %s: want a range error, got %v", bad, err)
+		}
+	}
+	if _, err := parseSandboxFlags([]string{"up", "--workers", "two"}, io.Discard); err == nil {
+		t.Error("--workers two accepted")
+	}
+}
+
+func TestClustersFile(t *testing.T) {
+	t.Parallel()
+	cs := []sandboxCluster{
+		{"manager", "/s b/data/manager/kubeconfig", testenv.DefaultProject, testenv.DefaultLocation, testenv.DefaultCluster},
+		{"worker-1", "/s b/data/worker-1/kubeconfig", testenv.DefaultProject, "europe-west4", "worker-1"},
+	}
+	if got := parseClusters(formatClusters(cs)); !reflect.DeepEqual(got, cs) {
+		t.Errorf("round trip: %+v, want %+v", got, cs)
+	}
+	dir := t.TempDir()
+	var out bytes.Buffer
+	printClusters(&out, dir)
+	if out.Len() != 0 {
+		t.Errorf("no clusters file (single cluster): printed %q", out.String())
+	}
+	if err := os.WriteFile(filepath.Join(dir, clustersFile), []byte(formatClusters(cs)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	printClusters(&out, dir)
+	for _, want := range []string{"manager", "/s b/data/manager/kubeconfig", "location us-central1 cluster training",
+		"worker-1", "/s b/data/worker-1/kubeconfig", "location europe-west4 cluster worker-1"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("printed clusters lack %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestEnvFileToken(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := &testenv.Env{Kubeconfig: "/k", Project: "p", Location: "l", Cluster: "c", GCP: fakegcp.New(), GoogleAccessToken: "tok"}
+	for _, withWorkers := range []bool{false, true} {
+		path := filepath.Join(dir, "env-"+strconv.FormatBool(withWorkers))
+		if err := writeEnvFile(path, env, "/rc", withWorkers); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := readEnvFile(t, path)["GOOGLE_OAUTH_ACCESS_TOKEN"]
+		if withWorkers != ok || (ok && got != "tok") {
+			t.Errorf("withWorkers=%v: GOOGLE_OAUTH_ACCESS_TOKEN = %q (set %v)", withWorkers, got, ok)
+		}
+	}
+}
+
+// TestSandboxUpDownWorkers: `up --workers 1` starts a manager and a worker,
+// prints both clusters, and `down` stops every process.
+func TestSandboxUpDownWorkers(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("starts two real control planes: run with TF_ACC=1 (make testacc)")
+	}
+	dir := filepath.Join(t.TempDir(), "sandbox")
+	providerDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(providerDir, "terraform-provider-mlplatform"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if code := run([]string{"sandbox", "up", "--dir", dir, "--provider-dir", providerDir, "--workers", "1"}, &out, &out); code != 0 {
+		t.Fatalf("sandbox up --workers 1 exited %d:\n%s", code, out.String())
+	}
+	t.Log(out.String())
+	supervisor, ok := readPid(filepath.Join(dir, pidFile))
+	if !ok {
+		t.Fatal("no supervisor pid file")
+	}
+	t.Cleanup(func() { _ = syscall.Kill(supervisor, syscall.SIGKILL) })
+	for _, want := range []string{"manager", "location us-central1 cluster training", "worker-1", "location europe-west4 cluster worker-1",
+		filepath.Join(dir, "data", "worker-1", "kubeconfig")} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("up output lacks %q", want)
+		}
+	}
+	env := readEnvFile(t, filepath.Join(dir, envFile))
+	if env["KUBECONFIG"] != filepath.Join(dir, "data", "manager", "kubeconfig") || env["GOOGLE_OAUTH_ACCESS_TOKEN"] == "" {
+		t.Errorf("env file: KUBECONFIG %q, GOOGLE_OAUTH_ACCESS_TOKEN set %v", env["KUBECONFIG"], env["GOOGLE_OAUTH_ACCESS_TOKEN"] != "")
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, clustersFile))
+	cs := parseClusters(string(data))
+	if len(cs) != 2 {
+		t.Fatalf("clusters file: %q", data)
+	}
+	for _, c := range cs {
+		cfg, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Namespaces().Get(context.Background(), "kueue-system", metav1.GetOptions{}); err != nil {
+			t.Errorf("%s apiserver: %v", c.name, err)
+		}
+	}
+	out.Reset()
+	if code := run([]string{"sandbox", "status", "--dir", dir}, &out, &out); code != 0 || !strings.Contains(out.String(), "worker-1") {
+		t.Errorf("status: exit %d, %s", code, out.String())
+	}
+
+	var pids []int
+	data, _ = os.ReadFile(filepath.Join(dir, childrenFile))
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		_, pid, _ := strings.Cut(line, " ")
+		n, _ := strconv.Atoi(pid)
+		pids = append(pids, n)
+	}
+	if len(pids) != 8 {
+		t.Errorf("want 8 children recorded (4 per cluster), got %d: %s", len(pids), data)
+	}
+	out.Reset()
+	if code := run([]string{"sandbox", "down", "--dir", dir}, &out, &out); code != 0 || !strings.Contains(out.String(), "no process left running") {
+		t.Fatalf("sandbox down: exit %d, %s", code, out.String())
+	}
+	for _, pid := range pids {
+		if alive(pid) {
+			t.Errorf("pid %d still running after down", pid)
 		}
 	}
 	if alive(supervisor) {
