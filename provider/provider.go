@@ -56,6 +56,7 @@ type providerModel struct {
 	Prices            types.String `tfsdk:"prices"`
 	PricesFile        types.String `tfsdk:"prices_file"`
 	RetryTimeout      types.String `tfsdk:"retry_timeout"`
+	AccessToken       types.String `tfsdk:"access_token"`
 }
 
 func (p *Provider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -96,6 +97,11 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 				"after this long it fails with the error it got, saying how long it waited. Errors that are not transient (denied, invalid) " +
 				"are never retried. A Go duration such as `90s` or `5m`; `0s` turns retries off. Default `" + retry.DefaultBound.String() + "`. " +
 				"Environment: `MLPLATFORM_RETRY_TIMEOUT`."),
+			"access_token": schema.StringAttribute{Optional: true, Sensitive: true,
+				MarkdownDescription: "A Google OAuth 2.0 access token to authenticate with, instead of Application Default Credentials: to the GKE " +
+					"and IAM APIs, and to GKE clusters' endpoints (this provider's cluster without `kubeconfig`, and MultiKueue workers named by " +
+					"`gke_cluster`). Short-lived (about an hour); for CI that mints one per run. Never stored in state. " +
+					"Environment: `GOOGLE_OAUTH_ACCESS_TOKEN`, as the google provider."},
 			"prices_file": str("Path to a JSON file in the format of `prices`, overriding cells of the built-in price table (relative paths are " +
 				"relative to the directory Terraform runs in). Use the same file for `mlplatform report --prices` so the plan and the report agree. " +
 				"Environment: `MLPLATFORM_PRICES_FILE`."),
@@ -115,6 +121,7 @@ var envFallback = map[string][]string{
 	"kube_context":       {"MLPLATFORM_KUBE_CONTEXT"},
 	"prices_file":        {platform.PricesFileEnv},
 	"retry_timeout":      {"MLPLATFORM_RETRY_TIMEOUT"},
+	"access_token":       {"GOOGLE_OAUTH_ACCESS_TOKEN"},
 }
 
 func (p *Provider) env(attr string) string {
@@ -148,6 +155,7 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 		Kubeconfig:        p.str("kubeconfig", m.Kubeconfig),
 		KubeContext:       p.str("kube_context", m.KubeContext),
 		UserAgent:         "terraform-provider-mlplatform/" + p.version,
+		AccessToken:       p.str("access_token", m.AccessToken),
 	}
 	switch {
 	case !m.InsecureEndpoints.IsNull() && !m.InsecureEndpoints.IsUnknown():

@@ -31,6 +31,8 @@ func TestModelsConvertLikeTheFramework(t *testing.T) {
 		"mlplatform_cohort":                       cohortModel{},
 		"mlplatform_gpu_pool":                     gpuPoolModel{},
 		"mlplatform_local_queue":                  localQueueModel{},
+		"mlplatform_multikueue_check":             multiKueueCheckModel{},
+		"mlplatform_multikueue_cluster":           multiKueueClusterModel{},
 		"mlplatform_provisioning_admission_check": provisioningAdmissionCheckModel{},
 		"mlplatform_resource_flavor":              resourceFlavorModel{},
 		"mlplatform_team_namespace":               teamNamespaceModel{},

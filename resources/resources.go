@@ -27,6 +27,13 @@ var (
 	_ resource.ResourceWithConfigure      = &LocalQueue{}
 	_ resource.ResourceWithImportState    = &LocalQueue{}
 	_ resource.ResourceWithValidateConfig = &LocalQueue{}
+	_ resource.ResourceWithConfigure      = &MultiKueueCheck{}
+	_ resource.ResourceWithImportState    = &MultiKueueCheck{}
+	_ resource.ResourceWithValidateConfig = &MultiKueueCheck{}
+	_ resource.ResourceWithConfigure      = &MultiKueueCluster{}
+	_ resource.ResourceWithImportState    = &MultiKueueCluster{}
+	_ resource.ResourceWithValidateConfig = &MultiKueueCluster{}
+	_ resource.ResourceWithModifyPlan     = &MultiKueueCluster{}
 	_ resource.ResourceWithConfigure      = &ProvisioningAdmissionCheck{}
 	_ resource.ResourceWithImportState    = &ProvisioningAdmissionCheck{}
 	_ resource.ResourceWithValidateConfig = &ProvisioningAdmissionCheck{}
@@ -64,6 +71,8 @@ func All() []func() resource.Resource {
 		NewTrainingNetworkPolicy,
 		NewGPUPool,
 		NewWorkloadIdentity,
+		NewMultiKueueCluster,
+		NewMultiKueueCheck,
 	}
 	for i, newResource := range all {
 		all[i] = typedSchema(newResource)

@@ -37,6 +37,13 @@ const (
 	Burst = 2000
 )
 
+// Endpoint is how a cluster's API server is reached and trusted: what a
+// kubeconfig written for it needs besides credentials.
+type Endpoint struct {
+	Server string // https://HOST[:PORT]
+	CAData []byte // PEM; empty means the system's roots
+}
+
 // Client holds the typed clientsets, and a dynamic client for the kinds of
 // other projects the platform only reads (JobSets).
 type Client struct {

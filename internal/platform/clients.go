@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
+	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
@@ -16,6 +18,7 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/iam"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
 const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
@@ -36,6 +39,17 @@ type Clients struct {
 	iamOnce sync.Once
 	iam     *iam.Client
 	iamErr  error
+
+	workersMu sync.Mutex
+	workers   map[string]*worker // by spec.Worker.String()
+}
+
+// worker is a worker cluster's client, built once.
+type worker struct {
+	once     sync.Once
+	kube     *kube.Client
+	endpoint kube.Endpoint
+	err      error
 }
 
 // NewClients returns clients for cfg; nothing connects until first use.
@@ -47,9 +61,12 @@ func (c *Clients) grpcOptions(endpoint string) []option.ClientOption {
 	if endpoint != "" {
 		opts = append(opts, option.WithEndpoint(endpoint))
 	}
-	if c.Config.InsecureEndpoints && endpoint != "" && IsLoopback(endpoint) {
+	switch {
+	case c.Config.InsecureEndpoints && endpoint != "" && IsLoopback(endpoint):
 		opts = append(opts, option.WithoutAuthentication(),
 			option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())))
+	case c.Config.AccessToken != "":
+		opts = append(opts, option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: c.Config.AccessToken})))
 	}
 	if c.Config.UserAgent != "" {
 		opts = append(opts, option.WithUserAgent(c.Config.UserAgent))
@@ -118,12 +135,81 @@ func (c *Clients) restConfig(ctx context.Context) (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	tokens, err := google.DefaultTokenSource(context.WithoutCancel(ctx), cloudPlatformScope)
+	tokens, err := c.googleTokens(ctx, c.Config.ClusterName())
 	if err != nil {
-		return nil, fmt.Errorf("find Google credentials to reach cluster %s (run `gcloud auth application-default login`, or set kubeconfig): %w",
-			c.Config.ClusterName(), err)
+		return nil, err
 	}
 	return g.ClusterREST(ctx, c.Config.ClusterName(), tokens)
+}
+
+// googleTokens is the Google identity the provider reaches a GKE cluster's
+// endpoint with: access_token when set, else Application Default Credentials.
+func (c *Clients) googleTokens(ctx context.Context, cluster string) (oauth2.TokenSource, error) {
+	if c.Config.AccessToken != "" {
+		return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: c.Config.AccessToken}), nil
+	}
+	tokens, err := google.DefaultTokenSource(context.WithoutCancel(ctx), cloudPlatformScope)
+	if err != nil {
+		return nil, fmt.Errorf("find Google credentials to reach cluster %s (run `gcloud auth application-default login`, set access_token, or set kubeconfig): %w",
+			cluster, err)
+	}
+	return tokens, nil
+}
+
+// Worker returns the client of a MultiKueue worker cluster and how a
+// kubeconfig reaches it, built once per worker: a GKE cluster's endpoint and
+// CA from the GKE API with the provider's Google identity (as for its own
+// cluster), or a kubeconfig file and context.
+func (c *Clients) Worker(ctx context.Context, w spec.Worker) (*kube.Client, kube.Endpoint, error) {
+	c.workersMu.Lock()
+	if c.workers == nil {
+		c.workers = map[string]*worker{}
+	}
+	wk, ok := c.workers[w.String()]
+	if !ok {
+		wk = &worker{}
+		c.workers[w.String()] = wk
+	}
+	c.workersMu.Unlock()
+	wk.once.Do(func() {
+		var cfg *rest.Config
+		cfg, wk.err = c.workerREST(ctx, w)
+		if wk.err != nil {
+			return
+		}
+		wk.endpoint = kube.Endpoint{Server: cfg.Host, CAData: cfg.CAData}
+		if len(wk.endpoint.CAData) == 0 && cfg.CAFile != "" {
+			if wk.endpoint.CAData, wk.err = os.ReadFile(cfg.CAFile); wk.err != nil {
+				wk.err = fmt.Errorf("read the CA file of %s: %w", w, wk.err)
+				return
+			}
+		}
+		wk.kube, wk.err = kube.New(cfg, c.Config.UserAgent, kube.WithRetry(c.Config.Retry))
+	})
+	return wk.kube, wk.endpoint, wk.err
+}
+
+func (c *Clients) workerREST(ctx context.Context, w spec.Worker) (*rest.Config, error) {
+	if w.GKE == nil {
+		rules := clientcmd.NewDefaultClientConfigLoadingRules()
+		rules.ExplicitPath = ""
+		rules.Precedence = filepathList(w.Kubeconfig)
+		overrides := &clientcmd.ConfigOverrides{CurrentContext: w.KubeContext}
+		cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+		if err != nil {
+			return nil, fmt.Errorf("load the worker's kubeconfig %s (context %q): %w", w.Kubeconfig, w.KubeContext, err)
+		}
+		return cfg, nil
+	}
+	g, err := c.GKE(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tokens, err := c.googleTokens(ctx, w.GKE.String())
+	if err != nil {
+		return nil, err
+	}
+	return g.ClusterREST(ctx, w.GKE.String(), tokens)
 }
 
 // Close closes the gRPC connections that were opened.

@@ -31,6 +31,11 @@ type Config struct {
 
 	UserAgent string
 
+	// AccessToken, when set, is the Google OAuth access token the provider
+	// authenticates with (instead of Application Default Credentials), as
+	// the google provider's access_token. It is never stored or logged.
+	AccessToken string
+
 	// Retry is how transient unavailability is waited out (retry_timeout).
 	Retry retry.Policy
 

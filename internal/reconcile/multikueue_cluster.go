@@ -1,0 +1,622 @@
+package reconcile
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueue"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+)
+
+// KubeconfigSHA256Annotation, on a MultiKueueCluster the platform wrote, is
+// the SHA-256 of the kubeconfig it last wrote into the cluster's Secret: a
+// Secret that no longer hashes to it was edited (or deleted) by someone
+// else. The token itself is kept nowhere but in that Secret.
+const KubeconfigSHA256Annotation = "mlplatform.dev/kubeconfig-sha256"
+
+// Worker access, as MultiKueueClusterObserved.WorkerAccess reports it.
+const (
+	WorkerAccessGranted     = "granted"
+	WorkerAccessUnreachable = "unreachable"
+)
+
+// Kubeconfig Secret states other than a hash, as
+// MultiKueueClusterObserved.KubeconfigSHA256 reports them.
+const (
+	KubeconfigDeleted = "deleted out of band"
+	KubeconfigEdited  = "changed out of band"
+)
+
+// WorkerConnector builds the client of a worker cluster (platform.Clients.Worker).
+type WorkerConnector func(ctx context.Context, w spec.Worker) (*kube.Client, kube.Endpoint, error)
+
+// MultiKueueClusterObserved is what the manager and the worker hold for one
+// worker's access.
+type MultiKueueClusterObserved struct {
+	Spec spec.MultiKueueCluster // the name as read; the rest as asked (the server does not know it)
+	// SecretName is the Secret the MultiKueueCluster reads its kubeconfig from.
+	SecretName string
+	// KubeconfigSHA256 is the SHA-256 (hex) of the kubeconfig in the Secret
+	// when it is the one the platform last wrote for this worker;
+	// KubeconfigDeleted or KubeconfigEdited otherwise.
+	KubeconfigSHA256 string
+	// TokenExpiresAt is the expiry of the token in the Secret (its exp
+	// claim); zero when there is none.
+	TokenExpiresAt time.Time
+	// Endpoint is the worker's API server as the platform reaches it.
+	Endpoint string
+	// WorkerAccess is WorkerAccessGranted when the worker holds the service
+	// account, ClusterRole and binding as the platform wrote them, else what
+	// is missing or changed, or WorkerAccessUnreachable (WorkerErr says why).
+	WorkerAccess string
+	WorkerErr    error
+}
+
+// InSync reports whether the Secret is the one the platform wrote.
+func (o MultiKueueClusterObserved) InSync() bool {
+	return o.KubeconfigSHA256 != KubeconfigDeleted && o.KubeconfigSHA256 != KubeconfigEdited
+}
+
+// MultiKueueClusters reconciles a spec.MultiKueueCluster: the manager's
+// access to one worker. In the worker: a service account in kueue-system,
+// the ClusterRole MultiKueue documents for workers and its binding, and a
+// token (TokenRequest, spec.TokenValidity). In the manager: the kubeconfig
+// Secret in kueue-system (inline CA data and the bearer token, nothing Kueue
+// rejects) and the MultiKueueCluster reading it. All carry the platform's
+// marker; a create never writes over one that exists without it.
+type MultiKueueClusters struct {
+	Manager *kube.Client
+	Worker  WorkerConnector
+	Poll    time.Duration // default 200ms
+	// BlockedGrace is how long Delete waits for MultiKueueConfigs that list
+	// the cluster to let go (default 30s).
+	BlockedGrace time.Duration
+}
+
+var _ Reconciler[Ref, spec.MultiKueueCluster, MultiKueueClusterObserved] = MultiKueueClusters{}
+
+func (m MultiKueueClusters) poll() time.Duration {
+	if m.Poll > 0 {
+		return m.Poll
+	}
+	return 200 * time.Millisecond
+}
+
+// Observe reads the MultiKueueCluster and its Secret in the manager, and the
+// worker's access objects (hint says which worker; a worker that cannot be
+// read is reported in WorkerAccess, not as an error, so a plan can still
+// remove it). found is false when the MultiKueueCluster does not exist.
+func (m MultiKueueClusters) Observe(ctx context.Context, ref Ref, hint spec.MultiKueueCluster) (MultiKueueClusterObserved, bool, error) {
+	obs := MultiKueueClusterObserved{Spec: hint}
+	obs.Spec.Name = ref.Name
+	mkc, err := m.Manager.Kueue.KueueV1beta2().MultiKueueClusters().Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return obs, false, nil
+	}
+	if err != nil {
+		return obs, false, fmt.Errorf("read MultiKueueCluster %s: %w", ref.Name, err)
+	}
+	obs.SecretName = kueue.MultiKueueClusterSecret(mkc)
+	kc, err := m.readKubeconfig(ctx, obs.SecretName)
+	if err != nil {
+		return obs, false, err
+	}
+	switch {
+	case kc == nil:
+		obs.KubeconfigSHA256 = KubeconfigDeleted
+	case kc.sha256 != mkc.Annotations[KubeconfigSHA256Annotation] || obs.SecretName != hint.SecretName():
+		obs.KubeconfigSHA256 = KubeconfigEdited
+	default:
+		obs.KubeconfigSHA256 = kc.sha256
+	}
+	if kc != nil {
+		obs.TokenExpiresAt = kc.expires
+	}
+	if hint.Worker.GKE == nil && hint.Worker.Kubeconfig == "" {
+		// An import: which worker is in the configuration, not yet known.
+		obs.WorkerAccess = WorkerAccessGranted
+		if kc != nil {
+			obs.Endpoint = kc.server
+		}
+		return obs, true, nil
+	}
+	wc, ep, err := m.Worker(ctx, hint.Worker)
+	if err == nil {
+		obs.Endpoint = ep.Server
+		if kc != nil && obs.InSync() && (kc.server != ep.Server || string(kc.ca) != string(ep.CAData)) {
+			obs.KubeconfigSHA256 = KubeconfigEdited // the worker moved, or its CA was rotated
+		}
+		obs.WorkerAccess, err = workerAccess(ctx, wc, hint)
+	}
+	if err != nil {
+		obs.WorkerAccess, obs.WorkerErr = WorkerAccessUnreachable, &WorkerError{Name: ref.Name, Worker: hint.Worker, Err: err}
+	}
+	return obs, true, nil
+}
+
+// Diff names what differs: the Secret and the worker's access (what the
+// server holds of the spec itself is only the name).
+func (m MultiKueueClusters) Diff(desired spec.MultiKueueCluster, actual MultiKueueClusterObserved) []string {
+	var d []string
+	if !actual.InSync() || actual.SecretName != desired.SecretName() {
+		d = append(d, "kubeconfig_secret")
+	}
+	if actual.WorkerAccess != WorkerAccessGranted {
+		d = append(d, "worker_access")
+	}
+	return d
+}
+
+// WorkerError is a worker cluster that could not be read or written.
+type WorkerError struct {
+	Name   string // the MultiKueueCluster
+	Worker spec.Worker
+	Err    error
+}
+
+func (e *WorkerError) Error() string {
+	return fmt.Sprintf("worker %s (%s): %v", e.Name, e.Worker, e.Err)
+}
+
+func (e *WorkerError) Unwrap() error { return e.Err }
+
+// kubeconfigRead is what the platform reads of a kubeconfig Secret.
+type kubeconfigRead struct {
+	sha256  string
+	server  string
+	ca      []byte
+	expires time.Time
+}
+
+// readKubeconfig reads the kubeconfig Secret; nil when it does not exist or
+// has no kubeconfig.
+func (m MultiKueueClusters) readKubeconfig(ctx context.Context, name string) (*kubeconfigRead, error) {
+	if name == "" {
+		return nil, nil
+	}
+	s, err := m.Manager.Core.CoreV1().Secrets(spec.KueueNamespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read Secret %s/%s: %w", spec.KueueNamespace, name, err)
+	}
+	data, ok := s.Data[spec.MultiKueueKubeconfigKey]
+	if !ok {
+		return nil, nil
+	}
+	sum := sha256.Sum256(data)
+	r := &kubeconfigRead{sha256: hex.EncodeToString(sum[:])}
+	if cfg, err := clientcmd.Load(data); err == nil {
+		if ctx, ok := cfg.Contexts[cfg.CurrentContext]; ok {
+			if c, ok := cfg.Clusters[ctx.Cluster]; ok {
+				r.server, r.ca = c.Server, c.CertificateAuthorityData
+			}
+			if a, ok := cfg.AuthInfos[ctx.AuthInfo]; ok {
+				r.expires = tokenExpiry(a.Token)
+			}
+		}
+	}
+	return r, nil
+}
+
+// tokenExpiry reads the exp claim of a service account token (a JWT; the
+// signature is the worker's business, not checked here); zero when it has
+// none.
+func tokenExpiry(token string) time.Time {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return time.Time{}
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return time.Time{}
+	}
+	var claims struct {
+		Exp int64 `json:"exp"`
+	}
+	if json.Unmarshal(payload, &claims) != nil || claims.Exp == 0 {
+		return time.Time{}
+	}
+	return time.Unix(claims.Exp, 0).UTC()
+}
+
+// workerRole is the ClusterRole the platform wants in the worker.
+func workerRole(s spec.MultiKueueCluster) []rbacv1.PolicyRule {
+	var rules []rbacv1.PolicyRule
+	for _, r := range spec.WorkerRBAC() {
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: r.APIGroups, Resources: r.Resources, Verbs: r.Verbs})
+	}
+	return rules
+}
+
+// workerAccess says whether the worker holds the service account, the
+// ClusterRole and the binding as the platform writes them.
+func workerAccess(ctx context.Context, wc *kube.Client, s spec.MultiKueueCluster) (string, error) {
+	core := wc.Core
+	if _, err := core.CoreV1().ServiceAccounts(spec.KueueNamespace).Get(ctx, s.ServiceAccount, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		return "ServiceAccount " + spec.KueueNamespace + "/" + s.ServiceAccount + " missing", nil
+	} else if err != nil {
+		return "", err
+	}
+	role, err := core.RbacV1().ClusterRoles().Get(ctx, s.ServiceAccount, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return "ClusterRole " + s.ServiceAccount + " missing", nil
+	case err != nil:
+		return "", err
+	case !sameRules(role.Rules, workerRole(s)):
+		return "ClusterRole " + s.ServiceAccount + " rules changed", nil
+	}
+	b, err := core.RbacV1().ClusterRoleBindings().Get(ctx, s.ServiceAccount, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return "ClusterRoleBinding " + s.ServiceAccount + " missing", nil
+	case err != nil:
+		return "", err
+	case b.RoleRef.Name != s.ServiceAccount || b.RoleRef.Kind != "ClusterRole" ||
+		!slices.ContainsFunc(b.Subjects, func(sub rbacv1.Subject) bool {
+			return sub.Kind == "ServiceAccount" && sub.Name == s.ServiceAccount && sub.Namespace == spec.KueueNamespace
+		}):
+		return "ClusterRoleBinding " + s.ServiceAccount + " changed", nil
+	}
+	return WorkerAccessGranted, nil
+}
+
+func sameRules(a, b []rbacv1.PolicyRule) bool {
+	norm := func(rs []rbacv1.PolicyRule) []string {
+		var out []string
+		for _, r := range rs {
+			for _, g := range r.APIGroups {
+				for _, res := range r.Resources {
+					for _, v := range r.Verbs {
+						out = append(out, g+"/"+res+":"+v)
+					}
+				}
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	return slices.Equal(norm(a), norm(b))
+}
+
+// Create gives the manager access to the worker for the first time. Every
+// object it would write, in the worker and in the manager, is checked first:
+// one that exists without the platform's marker fails the create before any
+// write.
+func (m MultiKueueClusters) Create(ctx context.Context, ref Ref, desired spec.MultiKueueCluster) (Result[MultiKueueClusterObserved], error) {
+	wc, ep, err := m.Worker(ctx, desired.Worker)
+	if err != nil {
+		return Result[MultiKueueClusterObserved]{}, &WorkerError{Name: ref.Name, Worker: desired.Worker, Err: err}
+	}
+	if err := m.checkCreate(ctx, wc, ref, desired); err != nil {
+		return Result[MultiKueueClusterObserved]{}, err
+	}
+	return m.write(ctx, wc, ep, ref, desired, true, true)
+}
+
+func (m MultiKueueClusters) checkCreate(ctx context.Context, wc *kube.Client, ref Ref, s spec.MultiKueueCluster) error {
+	type check struct {
+		kind, name string
+		get        func() (metav1.Object, error)
+	}
+	w, mgr := wc.Core, m.Manager.Core
+	checks := []check{
+		{"ServiceAccount", spec.KueueNamespace + "/" + s.ServiceAccount, func() (metav1.Object, error) {
+			return w.CoreV1().ServiceAccounts(spec.KueueNamespace).Get(ctx, s.ServiceAccount, metav1.GetOptions{})
+		}},
+		{"ClusterRole", s.ServiceAccount, func() (metav1.Object, error) {
+			return w.RbacV1().ClusterRoles().Get(ctx, s.ServiceAccount, metav1.GetOptions{})
+		}},
+		{"ClusterRoleBinding", s.ServiceAccount, func() (metav1.Object, error) {
+			return w.RbacV1().ClusterRoleBindings().Get(ctx, s.ServiceAccount, metav1.GetOptions{})
+		}},
+		{"Secret", spec.KueueNamespace + "/" + s.SecretName(), func() (metav1.Object, error) {
+			return mgr.CoreV1().Secrets(spec.KueueNamespace).Get(ctx, s.SecretName(), metav1.GetOptions{})
+		}},
+		{"MultiKueueCluster", ref.Name, func() (metav1.Object, error) {
+			return m.Manager.Kueue.KueueV1beta2().MultiKueueClusters().Get(ctx, ref.Name, metav1.GetOptions{})
+		}},
+	}
+	for i, c := range checks {
+		obj, err := c.get()
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			err = fmt.Errorf("read %s %s: %w", c.kind, c.name, err)
+			if i < 3 {
+				return &WorkerError{Name: ref.Name, Worker: s.Worker, Err: err}
+			}
+			return err
+		}
+		if !Created(obj) {
+			e := notOwned(c.kind, Ref{Name: c.name}, obj)
+			if i < 3 {
+				e.Detail = "in worker " + ref.Name
+			}
+			return e
+		}
+	}
+	return nil
+}
+
+// Update makes the access match desired. The kubeconfig Secret is written
+// with a new token when desired.RewriteKubeconfig says so (the plan: a
+// rotation, a changed worker or token validity) or when the Secret is not
+// the one the platform wrote; otherwise the token in it stays.
+func (m MultiKueueClusters) Update(ctx context.Context, ref Ref, _, desired spec.MultiKueueCluster) (Result[MultiKueueClusterObserved], error) {
+	wc, ep, err := m.Worker(ctx, desired.Worker)
+	if err != nil {
+		return Result[MultiKueueClusterObserved]{}, &WorkerError{Name: ref.Name, Worker: desired.Worker, Err: err}
+	}
+	rewrite := desired.RewriteKubeconfig
+	if !rewrite {
+		obs, found, err := m.Observe(ctx, ref, desired)
+		if err != nil {
+			return Result[MultiKueueClusterObserved]{}, err
+		}
+		rewrite = !found || !obs.InSync() || obs.SecretName != desired.SecretName()
+	}
+	return m.write(ctx, wc, ep, ref, desired, false, rewrite)
+}
+
+// write applies the worker's access objects, then (when rewrite) a new token
+// into the Secret, then the MultiKueueCluster, and reads back what is there.
+func (m MultiKueueClusters) write(ctx context.Context, wc *kube.Client, ep kube.Endpoint, ref Ref, s spec.MultiKueueCluster, creating, rewrite bool) (Result[MultiKueueClusterObserved], error) {
+	partial := func(err error) (Result[MultiKueueClusterObserved], error) {
+		obs, found, rerr := m.Observe(ctx, ref, s)
+		return Result[MultiKueueClusterObserved]{Observed: obs, Partial: found && rerr == nil}, err
+	}
+	workerErr := func(err error) error { return &WorkerError{Name: ref.Name, Worker: s.Worker, Err: err} }
+	if err := m.applyWorkerAccess(ctx, wc, s); err != nil {
+		return partial(workerErr(err))
+	}
+	mkcs := m.Manager.Kueue.KueueV1beta2().MultiKueueClusters()
+	sha := ""
+	if !rewrite {
+		mkc, err := mkcs.Get(ctx, ref.Name, metav1.GetOptions{})
+		if err != nil {
+			return partial(fmt.Errorf("read MultiKueueCluster %s: %w", ref.Name, err))
+		}
+		sha = mkc.Annotations[KubeconfigSHA256Annotation]
+	} else {
+		tr, err := wc.Core.CoreV1().ServiceAccounts(spec.KueueNamespace).CreateToken(ctx, s.ServiceAccount, &authenticationv1.TokenRequest{
+			Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(s.TokenValidity / time.Second))},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			return partial(workerErr(fmt.Errorf("request a token for ServiceAccount %s/%s: %w", spec.KueueNamespace, s.ServiceAccount, err)))
+		}
+		data, err := workerKubeconfig(ref.Name, ep, tr.Status.Token)
+		if err != nil {
+			return partial(err)
+		}
+		sum := sha256.Sum256(data)
+		sha = hex.EncodeToString(sum[:])
+		secret := corev1ac.Secret(s.SecretName(), spec.KueueNamespace).
+			WithType(corev1.SecretTypeOpaque).
+			WithData(map[string][]byte{spec.MultiKueueKubeconfigKey: data})
+		if creating || m.created(ctx, "secret", s.SecretName()) {
+			secret.WithLabels(marker())
+		}
+		if _, err := m.Manager.Core.CoreV1().Secrets(spec.KueueNamespace).Apply(ctx, secret, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}); err != nil {
+			return partial(fmt.Errorf("write the kubeconfig Secret %s/%s: %w", spec.KueueNamespace, s.SecretName(), err))
+		}
+	}
+	mkc := kueue.MultiKueueCluster(ref.Name, s.SecretName()).WithAnnotations(map[string]string{KubeconfigSHA256Annotation: sha})
+	if creating || m.created(ctx, "multikueuecluster", ref.Name) {
+		mkc.WithLabels(marker())
+	}
+	if _, err := mkcs.Apply(ctx, mkc, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}); err != nil {
+		return partial(fmt.Errorf("apply MultiKueueCluster %s: %w", ref.Name, err))
+	}
+	obs, _, err := m.Observe(ctx, ref, s)
+	if err == nil && obs.WorkerErr != nil {
+		err = obs.WorkerErr
+	}
+	return Result[MultiKueueClusterObserved]{Observed: obs, Partial: err != nil}, err
+}
+
+// created reports whether a manager object carries the platform's marker
+// (an imported one does not, and is not marked by later writes).
+func (m MultiKueueClusters) created(ctx context.Context, kind, name string) bool {
+	var obj metav1.Object
+	var err error
+	if kind == "secret" {
+		obj, err = m.Manager.Core.CoreV1().Secrets(spec.KueueNamespace).Get(ctx, name, metav1.GetOptions{})
+	} else {
+		obj, err = m.Manager.Kueue.KueueV1beta2().MultiKueueClusters().Get(ctx, name, metav1.GetOptions{})
+	}
+	return apierrors.IsNotFound(err) || (err == nil && Created(obj))
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// applyWorkerAccess applies the service account, ClusterRole and binding in
+// the worker, with the platform's marker. It fails when kueue-system does
+// not exist there (Kueue is not installed).
+func (m MultiKueueClusters) applyWorkerAccess(ctx context.Context, wc *kube.Client, s spec.MultiKueueCluster) error {
+	opts := metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}
+	if _, err := wc.Core.CoreV1().Namespaces().Get(ctx, spec.KueueNamespace, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		return fmt.Errorf("namespace %s does not exist: install Kueue in the worker first", spec.KueueNamespace)
+	} else if err != nil {
+		return fmt.Errorf("read namespace %s: %w", spec.KueueNamespace, err)
+	}
+	sa := corev1ac.ServiceAccount(s.ServiceAccount, spec.KueueNamespace).WithLabels(marker())
+	if _, err := wc.Core.CoreV1().ServiceAccounts(spec.KueueNamespace).Apply(ctx, sa, opts); err != nil {
+		return fmt.Errorf("apply ServiceAccount %s/%s: %w", spec.KueueNamespace, s.ServiceAccount, err)
+	}
+	role := rbacv1ac.ClusterRole(s.ServiceAccount).WithLabels(marker())
+	for _, r := range spec.WorkerRBAC() {
+		role.WithRules(rbacv1ac.PolicyRule().WithAPIGroups(r.APIGroups...).WithResources(r.Resources...).WithVerbs(r.Verbs...))
+	}
+	if _, err := wc.Core.RbacV1().ClusterRoles().Apply(ctx, role, opts); err != nil {
+		return fmt.Errorf("apply ClusterRole %s: %w", s.ServiceAccount, err)
+	}
+	binding := rbacv1ac.ClusterRoleBinding(s.ServiceAccount).WithLabels(marker()).
+		WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup("rbac.authorization.k8s.io").WithKind("ClusterRole").WithName(s.ServiceAccount)).
+		WithSubjects(rbacv1ac.Subject().WithKind("ServiceAccount").WithName(s.ServiceAccount).WithNamespace(spec.KueueNamespace))
+	if _, err := wc.Core.RbacV1().ClusterRoleBindings().Apply(ctx, binding, opts); err != nil {
+		var status apierrors.APIStatus
+		if errors.As(err, &status) && apierrors.IsInvalid(err) {
+			// roleRef cannot change: the binding was edited to another role.
+			return fmt.Errorf("apply ClusterRoleBinding %s (its roleRef was changed out of band and cannot be changed back; delete it and apply again): %w", s.ServiceAccount, err)
+		}
+		return fmt.Errorf("apply ClusterRoleBinding %s: %w", s.ServiceAccount, err)
+	}
+	return nil
+}
+
+// workerKubeconfig is the kubeconfig Kueue accepts: the worker's server with
+// inline CA data and a bearer token; no exec plugin, auth provider, token
+// file or CA path.
+func workerKubeconfig(name string, ep kube.Endpoint, token string) ([]byte, error) {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters[name] = &clientcmdapi.Cluster{Server: ep.Server, CertificateAuthorityData: ep.CAData}
+	kc.AuthInfos["multikueue-manager"] = &clientcmdapi.AuthInfo{Token: token}
+	kc.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: "multikueue-manager"}
+	kc.CurrentContext = name
+	data, err := clientcmd.Write(*kc)
+	if err != nil {
+		return nil, errors.New("write the worker's kubeconfig") // never the token-bearing cause
+	}
+	return data, nil
+}
+
+// WaitReady waits until Kueue reports the MultiKueueCluster Active (it has
+// connected to the worker with the kubeconfig), or ctx ends: then the error
+// says why in plain words, with Kueue's reason.
+func (m MultiKueueClusters) WaitReady(ctx context.Context, ref Ref, _ spec.MultiKueueCluster) error {
+	start := time.Now()
+	var last Readiness
+	for {
+		mkc, err := m.Manager.Kueue.KueueV1beta2().MultiKueueClusters().Get(ctx, ref.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			last = Readiness{Reason: "Deleted", Message: "the MultiKueueCluster was deleted while waiting for it"}
+		case err != nil && ctx.Err() == nil:
+			return fmt.Errorf("read MultiKueueCluster %s while waiting for it to become active: %w", ref.Name, err)
+		case err == nil:
+			last = ConditionReadiness(mkc.Status.Conditions, kueuev1beta2.MultiKueueClusterActive)
+			if last.Ready {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return &NotReadyError{Kind: "MultiKueue worker", Name: ref.Name, Waited: time.Since(start), Last: last, Why: WorkerProblem(last)}
+		case <-time.After(m.poll()):
+		}
+	}
+}
+
+// Delete removes the MultiKueueCluster (refused while a MultiKueueConfig
+// lists it) and its Secret in the manager, then the binding, ClusterRole and
+// service account in the worker (which revokes every token issued to it).
+// Worker objects without the platform's marker are left alone.
+func (m MultiKueueClusters) Delete(ctx context.Context, ref Ref, last spec.MultiKueueCluster) error {
+	if err := m.waitUnused(ctx, ref); err != nil {
+		return err
+	}
+	mkcs := m.Manager.Kueue.KueueV1beta2().MultiKueueClusters()
+	if err := mkcs.Delete(ctx, ref.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete MultiKueueCluster %s: %w", ref.Name, err)
+	}
+	if err := m.Manager.Core.CoreV1().Secrets(spec.KueueNamespace).Delete(ctx, last.SecretName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete Secret %s/%s: %w", spec.KueueNamespace, last.SecretName(), err)
+	}
+	if last.Worker.GKE == nil && last.Worker.Kubeconfig == "" {
+		return nil
+	}
+	wc, _, err := m.Worker(ctx, last.Worker)
+	if err != nil {
+		return &WorkerError{Name: ref.Name, Worker: last.Worker, Err: err}
+	}
+	rbac, core := wc.Core.RbacV1(), wc.Core.CoreV1()
+	steps := []struct {
+		kind string
+		get  func() (metav1.Object, error)
+		del  func() error
+	}{
+		{"ClusterRoleBinding", func() (metav1.Object, error) {
+			return rbac.ClusterRoleBindings().Get(ctx, last.ServiceAccount, metav1.GetOptions{})
+		}, func() error {
+			return rbac.ClusterRoleBindings().Delete(ctx, last.ServiceAccount, metav1.DeleteOptions{})
+		}},
+		{"ClusterRole", func() (metav1.Object, error) {
+			return rbac.ClusterRoles().Get(ctx, last.ServiceAccount, metav1.GetOptions{})
+		},
+			func() error { return rbac.ClusterRoles().Delete(ctx, last.ServiceAccount, metav1.DeleteOptions{}) }},
+		{"ServiceAccount", func() (metav1.Object, error) {
+			return core.ServiceAccounts(spec.KueueNamespace).Get(ctx, last.ServiceAccount, metav1.GetOptions{})
+		}, func() error {
+			return core.ServiceAccounts(spec.KueueNamespace).Delete(ctx, last.ServiceAccount, metav1.DeleteOptions{})
+		}},
+	}
+	for _, st := range steps {
+		obj, err := st.get()
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err == nil && Created(obj) {
+			err = st.del()
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
+			return &WorkerError{Name: ref.Name, Worker: last.Worker, Err: fmt.Errorf("delete %s %s: %w", st.kind, last.ServiceAccount, err)}
+		}
+	}
+	return nil
+}
+
+// waitUnused waits up to BlockedGrace for the MultiKueueConfigs listing the
+// cluster to let go (Terraform may be updating them at the same time).
+func (m MultiKueueClusters) waitUnused(ctx context.Context, ref Ref) error {
+	grace := m.BlockedGrace
+	if grace == 0 {
+		grace = 30 * time.Second
+	}
+	deadline := time.Now().Add(grace)
+	for {
+		cfgs, err := m.Manager.Kueue.KueueV1beta2().MultiKueueConfigs().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return fmt.Errorf("find the MultiKueueConfigs that list %s: %w", ref.Name, err)
+		}
+		var users []string
+		for _, c := range cfgs.Items {
+			if c.DeletionTimestamp == nil && slices.Contains(c.Spec.Clusters, ref.Name) {
+				users = append(users, "MultiKueueConfig "+c.Name)
+			}
+		}
+		if len(users) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("MultiKueueCluster %s is still listed by %s; it was not deleted: %w", ref.Name, strings.Join(users, ", "), ErrInUse)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(m.poll()):
+		}
+	}
+}

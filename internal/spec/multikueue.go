@@ -1,0 +1,204 @@
+package spec
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// MultiKueue (Kueue v0.17, beta, on by default since v0.9): a manager
+// cluster's ClusterQueue lists an AdmissionCheck with controller
+// MultiKueueControllerName whose parameters name a MultiKueueConfig; the
+// config lists MultiKueueClusters (1 to 20), each pointing at a kubeconfig
+// Secret in the manager's kueue-system namespace.
+const (
+	// MultiKueueControllerName is the controllerName of Kueue's MultiKueue
+	// admission check controller.
+	MultiKueueControllerName = "kueue.x-k8s.io/multikueue"
+	// KueueNamespace is where Kueue runs and reads MultiKueue kubeconfig
+	// Secrets from (its default; the provider does not support another).
+	KueueNamespace = "kueue-system"
+	// MultiKueueKubeconfigKey is the Secret key Kueue reads the kubeconfig from.
+	MultiKueueKubeconfigKey = "kubeconfig"
+	// MaxMultiKueueClusters is Kueue's limit on a MultiKueueConfig's clusters
+	// (MultiKueueConfigSpec.clusters: MinItems=1, MaxItems=20).
+	MaxMultiKueueClusters = 20
+)
+
+// Defaults of a worker's access.
+const (
+	DefaultWorkerServiceAccount = "mlplatform-multikueue"
+	DefaultTokenValidity        = 30 * 24 * time.Hour
+	DefaultTokenRotateBefore    = 7 * 24 * time.Hour
+	// MinTokenValidity is the API server's floor for a TokenRequest
+	// (ExpirationSeconds ≥ 600).
+	MinTokenValidity = 10 * time.Minute
+)
+
+// MultiKueueCheck is a Kueue AdmissionCheck handled by the MultiKueue
+// controller together with the MultiKueueConfig of the same name it points
+// at, which lists the worker clusters.
+type MultiKueueCheck struct {
+	Name     string
+	Clusters []string // MultiKueueCluster names; a set, kept sorted
+}
+
+// AdmissionCheck is the AdmissionCheck of c: Kueue's MultiKueue controller,
+// configured by the MultiKueueConfig of the same name.
+func (c MultiKueueCheck) AdmissionCheck() AdmissionCheck {
+	return AdmissionCheck{Name: c.Name, ControllerName: MultiKueueControllerName,
+		Parameters: &AdmissionCheckParameters{APIGroup: "kueue.x-k8s.io", Kind: "MultiKueueConfig", Name: c.Name}}
+}
+
+// Validate mirrors Kueue's rules for the AdmissionCheck and MultiKueueConfig.
+func (c MultiKueueCheck) Validate() FieldErrors {
+	var errs FieldErrors
+	if c.Name == "" {
+		errs.add(Path{"name"}, "Missing Name", "the MultiKueue check needs a name, e.g. \"multikueue\".")
+	} else if problem := DNSLabelProblem(c.Name); problem != "" {
+		// AdmissionCheckParametersReference.name: MaxLength=63, the DNS label pattern.
+		errs.add(Path{"name"}, "Invalid Name",
+			"%q cannot name a MultiKueue check: %s. The AdmissionCheck refers to its MultiKueueConfig by this name, which Kueue limits to lower-case letters, digits and '-' (no dots), at most 63 characters, e.g. %q.",
+			c.Name, problem, suggestLabel(c.Name))
+	}
+	switch n := len(c.Clusters); {
+	case n == 0:
+		errs.add(Path{"clusters"}, "No Worker Clusters",
+			"clusters is empty; Kueue needs at least one worker: list the names of mlplatform_multikueue_cluster resources, e.g. [mlplatform_multikueue_cluster.europe.name].")
+	case n > MaxMultiKueueClusters:
+		errs.add(Path{"clusters"}, "Too Many Worker Clusters", "%d clusters; Kueue accepts at most %d in one MultiKueueConfig. Remove %d.", n, MaxMultiKueueClusters, n-MaxMultiKueueClusters)
+	}
+	for _, name := range c.Clusters {
+		if p := DNSSubdomainProblem(name); p != "" {
+			errs.add(Path{"clusters"}, "Invalid Cluster Name", "%q is not a MultiKueueCluster name: %s. Use the name of an mlplatform_multikueue_cluster.", name, p)
+		}
+	}
+	return errs
+}
+
+// Normalize sorts the clusters (a set: Kueue's listType=set).
+func (c *MultiKueueCheck) Normalize() { sort.Strings(c.Clusters) }
+
+// GKECluster names a GKE cluster.
+type GKECluster struct {
+	Project, Location, Name string
+}
+
+// String is the cluster's resource name.
+func (g GKECluster) String() string {
+	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s", g.Project, g.Location, g.Name)
+}
+
+// Worker says how the manager's provider reaches a worker cluster: a GKE
+// cluster (endpoint and CA from the GKE API, a Google token, as for the
+// provider's own cluster), or a kubeconfig file and context.
+type Worker struct {
+	GKE         *GKECluster
+	Kubeconfig  string
+	KubeContext string
+}
+
+// String names the worker for messages.
+func (w Worker) String() string {
+	if w.GKE != nil {
+		return "GKE cluster " + w.GKE.String()
+	}
+	if w.KubeContext != "" {
+		return fmt.Sprintf("kubeconfig %s (context %s)", w.Kubeconfig, w.KubeContext)
+	}
+	return "kubeconfig " + w.Kubeconfig
+}
+
+// MultiKueueCluster is the manager's access to one worker cluster: in the
+// worker a service account, the RBAC MultiKueue documents for workers and a
+// token; in the manager the kubeconfig Secret (inline CA and bearer token)
+// and the MultiKueueCluster naming it.
+type MultiKueueCluster struct {
+	Name           string // MultiKueueCluster name; the Secret is Name + "-kubeconfig"
+	Worker         Worker
+	ServiceAccount string // in the worker's kueue-system; also the ClusterRole and ClusterRoleBinding name
+	TokenValidity  time.Duration
+	RotateBefore   time.Duration
+	// RewriteKubeconfig is not a setting: the plan says the Secret gets a
+	// new token (a rotation, a changed worker or token validity).
+	RewriteKubeconfig bool
+}
+
+// SecretName is the kubeconfig Secret's name in the manager's kueue-system.
+func (c MultiKueueCluster) SecretName() string { return c.Name + "-kubeconfig" }
+
+// Validate checks the spec's rules.
+func (c MultiKueueCluster) Validate() FieldErrors {
+	var errs FieldErrors
+	if c.Name == "" {
+		errs.add(Path{"name"}, "Missing Name", "the worker needs a name as the manager sees it, e.g. \"europe-west4\".")
+	} else if p := DNSLabelProblem(c.Name); p != "" {
+		// The Secret is NAME-kubeconfig and the name is used in messages and
+		// MultiKueueConfigs: a DNS label keeps both valid.
+		errs.add(Path{"name"}, "Invalid Name", "%q cannot name a MultiKueue worker: %s. Use lower-case letters, digits and '-', at most 52 characters, e.g. %q.",
+			c.Name, p, suggestLabel(c.Name))
+	} else if len(c.SecretName()) > 63 {
+		errs.add(Path{"name"}, "Name Too Long", "%q has %d characters; the kubeconfig Secret %q would exceed 63. Use at most 52 characters.", c.Name, len(c.Name), c.SecretName())
+	}
+	w := c.Worker
+	switch {
+	case w.GKE == nil && w.Kubeconfig == "":
+		errs.add(Path{"worker"}, "No Worker Cluster",
+			"worker names no cluster: set gke_cluster = { location = ..., name = ... } for a GKE cluster, or kubeconfig (and kube_context) for any other.")
+	case w.GKE != nil && w.Kubeconfig != "":
+		errs.add(Path{"worker"}, "Two Worker Clusters", "worker sets both gke_cluster and kubeconfig; keep one.")
+	case w.GKE == nil && w.KubeContext != "" && w.Kubeconfig == "":
+		errs.add(Path{"worker", "kube_context"}, "Context Without Kubeconfig", "kube_context needs kubeconfig.")
+	case w.GKE != nil:
+		// project may be empty: it defaults to the provider's.
+		for _, f := range []struct{ attr, v, example string }{
+			{"location", w.GKE.Location, "europe-west4"}, {"name", w.GKE.Name, "training-eu"},
+		} {
+			if f.v == "" {
+				errs.add(Path{"worker", "gke_cluster", f.attr}, "Missing GKE Cluster "+title(f.attr),
+					"gke_cluster.%s is empty; set it, e.g. %q.", f.attr, f.example)
+			}
+		}
+	}
+	if c.ServiceAccount != "" {
+		if p := DNSSubdomainProblem(c.ServiceAccount); p != "" {
+			errs.add(Path{"worker_service_account"}, "Invalid Service Account Name", "%q is not a service account name: %s, e.g. %q.", c.ServiceAccount, p, DefaultWorkerServiceAccount)
+		}
+	}
+	if c.TokenValidity < MinTokenValidity {
+		errs.add(Path{"token_validity"}, "Token Validity Too Short", "token_validity is %s; the Kubernetes API server issues tokens for at least %s. Default %s.",
+			c.TokenValidity, MinTokenValidity, DefaultTokenValidity)
+	}
+	if c.RotateBefore < 0 || c.RotateBefore >= c.TokenValidity {
+		errs.add(Path{"rotate_before"}, "Rotation Window Out Of Range",
+			"rotate_before is %s; it must be at least 0 and shorter than token_validity (%s), or every plan would rotate the token. Default %s.",
+			c.RotateBefore, c.TokenValidity, DefaultTokenRotateBefore)
+	}
+	return errs
+}
+
+func title(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// WorkerRBAC are the rules MultiKueue documents for the manager's account in
+// a worker (Kueue site, "Setup a MultiKueue environment", the ClusterRole of
+// its create-multikueue-kubeconfig.sh), for batch/v1 Jobs: the Jobs it
+// creates there, and the Workloads it mirrors, with their status.
+func WorkerRBAC() []PolicyRule {
+	objects := []string{"create", "delete", "get", "list", "watch"}
+	return []PolicyRule{
+		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: objects},
+		{APIGroups: []string{"batch"}, Resources: []string{"jobs/status"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads"}, Verbs: objects},
+		{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads/status"}, Verbs: []string{"get", "patch", "update"}},
+	}
+}
+
+// PolicyRule is an RBAC rule.
+type PolicyRule struct {
+	APIGroups, Resources, Verbs []string
+}
