@@ -16,6 +16,7 @@ func TestReportCmd(t *testing.T) {
 	noPools := filepath.Join("..", "..", "internal", "report", "testdata", "no_pools.json")
 	sharing := filepath.Join("..", "..", "internal", "report", "testdata", "gpu_sharing.json")
 	unknown := filepath.Join("..", "..", "internal", "report", "testdata", "unknown.json")
+	multikueue := filepath.Join("..", "..", "internal", "report", "testdata", "multikueue.json")
 	fullJSON, err := os.ReadFile(full)
 	if err != nil {
 		t.Fatal(err)
@@ -45,19 +46,21 @@ func TestReportCmd(t *testing.T) {
 		"fail on checks": {args: []string{"--fail-on", "checks", sharing}, wantCode: 6,
 			wantOut: []string{"### Checks", "MLP013 gang-larger-than-pools (error)"}, wantStderr: []string{"check findings found (exit 6)"}},
 		"checks win over the other gates": {args: []string{"--fail-on", "overcommit,checks", sharing}, wantCode: 6, wantStderr: []string{"check findings, over-commit found (exit 6)"}},
-		"checks clean":                    {args: []string{"--fail-on", "checks", full}, wantCode: 0, wantOut: []string{"All 14 checks passed."}},
-		"undecided does not fail":         {args: []string{"--fail-on", "checks", unknown}, wantCode: 0, wantOut: []string{"MLP013 gang-larger-than-pools (undecided)"}},
-		"checks without the gate":         {args: []string{sharing}, wantCode: 0, wantOut: []string{"MLP013"}},
-		"gate holds nothing":              {args: []string{"--fail-on", "overcommit,drift", noPools}, wantCode: 0},
-		"price override is printed":       {args: []string{"--prices", prices, full}, wantOut: []string{"overridden by test contract (2026-05-01)", "| l4-dev | nvidia-l4 | on_demand | 8 | $8.00 |"}},
-		"invalid price file":              {args: []string{"--prices", badPrices, full}, wantCode: 1, wantStderr: []string{`unknown capacity type "ondemand"`}},
-		"unknown gate":                    {args: []string{"--fail-on", "cost", full}, wantCode: 2, wantStderr: []string{`unknown condition "cost"`, "usage: mlplatform report"}},
-		"unknown format":                  {args: []string{"--format", "html", full}, wantCode: 2, wantStderr: []string{`unknown format "html"`}},
-		"two plans":                       {args: []string{full, full}, wantCode: 2, wantStderr: []string{"expected one plan file, got 2"}},
-		"missing file":                    {args: []string{"nope.json"}, wantCode: 1, wantStderr: []string{"opening the plan"}},
-		"not a plan":                      {args: []string{"-"}, stdin: "No changes.", wantCode: 1, wantStderr: []string{"stdin: the input is not plan JSON"}},
-		"help":                            {args: []string{"--help"}, wantOut: []string{"Exit codes:", "6 check findings", "overcommit, drift, checks"}},
-		"dispatched from the router":      {args: nil, wantCode: 0},
+		"checks clean":                    {args: []string{"--fail-on", "checks", full}, wantCode: 0, wantOut: []string{"All 16 checks passed."}},
+		"MultiKueue checks fail": {args: []string{"--fail-on", "checks", multikueue}, wantCode: 6,
+			wantOut: []string{"### MultiKueue: manager quota vs workers", "MLP015 multikueue-manager-quota-above-workers (error)", "MLP016 multikueue-manager-quota-below-workers (warning)"}},
+		"undecided does not fail":    {args: []string{"--fail-on", "checks", unknown}, wantCode: 0, wantOut: []string{"MLP013 gang-larger-than-pools (undecided)"}},
+		"checks without the gate":    {args: []string{sharing}, wantCode: 0, wantOut: []string{"MLP013"}},
+		"gate holds nothing":         {args: []string{"--fail-on", "overcommit,drift", noPools}, wantCode: 0},
+		"price override is printed":  {args: []string{"--prices", prices, full}, wantOut: []string{"overridden by test contract (2026-05-01)", "| l4-dev | nvidia-l4 | on_demand | 8 | $8.00 |"}},
+		"invalid price file":         {args: []string{"--prices", badPrices, full}, wantCode: 1, wantStderr: []string{`unknown capacity type "ondemand"`}},
+		"unknown gate":               {args: []string{"--fail-on", "cost", full}, wantCode: 2, wantStderr: []string{`unknown condition "cost"`, "usage: mlplatform report"}},
+		"unknown format":             {args: []string{"--format", "html", full}, wantCode: 2, wantStderr: []string{`unknown format "html"`}},
+		"two plans":                  {args: []string{full, full}, wantCode: 2, wantStderr: []string{"expected one plan file, got 2"}},
+		"missing file":               {args: []string{"nope.json"}, wantCode: 1, wantStderr: []string{"opening the plan"}},
+		"not a plan":                 {args: []string{"-"}, stdin: "No changes.", wantCode: 1, wantStderr: []string{"stdin: the input is not plan JSON"}},
+		"help":                       {args: []string{"--help"}, wantOut: []string{"Exit codes:", "6 check findings", "overcommit, drift, checks"}},
+		"dispatched from the router": {args: nil, wantCode: 0},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -91,9 +94,10 @@ func TestReportCmd(t *testing.T) {
 
 // TestReportChecksOnRealPlans runs `mlplatform report --fail-on checks` on
 // the plans internal/report's acceptance tests saved from real terraform
-// plans: one per check (exit 6), the clean platform and the example
-// configuration (exit 0, "All 14 checks passed."), and a plan whose check
-// could not decide (exit 0: undecided never fails).
+// plans: one per check up to MLP014 (exit 6; MLP015 and MLP016 have a
+// hand-written fixture, multikueue.json, in TestReportCmd), the clean
+// platform and the example configuration (exit 0, "All 16 checks passed."),
+// and a plan whose check could not decide (exit 0: undecided never fails).
 func TestReportChecksOnRealPlans(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("..", "..", "internal", "report", "testdata")
@@ -103,13 +107,13 @@ func TestReportChecksOnRealPlans(t *testing.T) {
 	}
 	plans = append(plans, filepath.Join(dir, "real_training_cluster.json"))
 	if len(plans) < 17 {
-		t.Fatalf("found %d real plans, want the 14 checks, clean, undecided and the example", len(plans))
+		t.Fatalf("found %d real plans, want MLP001 to MLP014, clean, undecided and the example", len(plans))
 	}
 	for _, plan := range plans {
 		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(plan), "real_check_"), ".json")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			wantCode, wantOut := 0, "All 14 checks passed."
+			wantCode, wantOut := 0, "All 16 checks passed."
 			switch {
 			case strings.HasPrefix(name, "mlp"):
 				wantCode, wantOut = 6, "MLP"+strings.TrimPrefix(name, "mlp")+" "

@@ -24,6 +24,8 @@ var checkDefs = []checkDef{
 	{"MLP012", "workload-identity-without-metadata-server", checkWIWithoutMetadataServer},
 	{"MLP013", "gang-larger-than-pools", checkGangLargerThanPools},
 	{"MLP014", "sliced-flavor-before-whole-gpus", checkSlicedBeforeWhole},
+	{"MLP015", "multikueue-manager-quota-above-workers", checkMultiKueueAbove},
+	{"MLP016", "multikueue-manager-quota-below-workers", checkMultiKueueBelow},
 }
 
 func jobsOn(lqs []*lqState, cq string) string {

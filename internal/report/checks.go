@@ -69,6 +69,11 @@ type checkCtx struct {
 	provChecks []*provCheckState
 	policies   []*netpolState
 	identities []*wiState
+	mkChecks   []*mkCheckState
+
+	mk      []MultiKueueTeam // multiKueue(), computed once
+	mkDone  bool
+	mkLoose []MultiKueueTeam // undecided managers or LocalQueues that belong to no team
 }
 
 func (c *checkCtx) add(sev Severity, resources []string, what, fix string) {
@@ -95,9 +100,8 @@ func dedupe(in []string) []string {
 	return out
 }
 
-// runChecks runs every rule on the after side of the plan.
-func runChecks(changes []ResourceChange) []Finding {
-	c := checkContext(changes)
+// run runs every rule on the after side of the plan.
+func (c *checkCtx) run() []Finding {
 	for _, d := range checkDefs {
 		c.cur = d
 		d.run(c)
@@ -473,6 +477,17 @@ func checkContext(changes []ResourceChange) *checkCtx {
 			p.Metadata, p.MetaOK = boolOf(obj.get("metadata_server"), true)
 			p.DNS, p.DNSOK = boolOf(obj.get("dns"), true)
 			c.policies = append(c.policies, p)
+		case "mlplatform_multikueue_check":
+			m := &mkCheckState{Address: rc.Address, Name: name}
+			if cl := obj.get("clusters"); !cl.unknown() {
+				m.Clusters = []string{}
+				for _, x := range cl.list() {
+					if s, ok := x.str(); ok {
+						m.Clusters = append(m.Clusters, s)
+					}
+				}
+			}
+			c.mkChecks = append(c.mkChecks, m)
 		case "mlplatform_workload_identity":
 			c.identities = append(c.identities, &wiState{Address: rc.Address, Namespace: strOf(obj.get("namespace")), KSA: strOf(obj.get("kubernetes_service_account"))})
 		}
@@ -741,7 +756,7 @@ func plural(n int, one, many string) string {
 
 // --- rendering -------------------------------------------------------------------
 
-// checksSummary: "all 14 checks passed", or what was found.
+// checksSummary: "all 16 checks passed", or what was found.
 func checksSummary(r Report) string {
 	n := CheckCount()
 	counts := map[Severity]int{}

@@ -77,7 +77,9 @@ func (p platform) plan(t *testing.T) Plan {
 	sort.Strings(addrs)
 	var changes []map[string]any
 	for _, a := range addrs {
-		typ := a[:strings.Index(a, ".")]
+		// module.w1.mlplatform_local_queue.a: type and name are the last two parts
+		parts := strings.Split(a, ".")
+		typ, name := parts[len(parts)-2], parts[len(parts)-1]
 		after := p.after[a]
 		u := p.unknown[a]
 		if u == nil {
@@ -86,7 +88,7 @@ func (p platform) plan(t *testing.T) Plan {
 		for k := range u {
 			after[k] = nil
 		}
-		changes = append(changes, obj("address", a, "mode", "managed", "type", typ, "name", a[strings.Index(a, ".")+1:],
+		changes = append(changes, obj("address", a, "mode", "managed", "type", typ, "name", name,
 			"change", obj("actions", []any{"create"}, "before", nil, "after", after, "after_unknown", u)))
 	}
 	data, err := json.Marshal(obj("format_version", "1.2", "resource_changes", changes))
@@ -143,8 +145,8 @@ func TestChecksBaseIsClean(t *testing.T) {
 	if err := Render(&b, r, Markdown); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "### Checks\n\nAll 14 checks passed.") {
-		t.Errorf("no \"All 14 checks passed\":\n%s", b.String())
+	if !strings.Contains(b.String(), "### Checks\n\nAll 16 checks passed.") {
+		t.Errorf("no \"All 16 checks passed\":\n%s", b.String())
 	}
 }
 
@@ -281,9 +283,14 @@ func TestChecks(t *testing.T) {
 		"MLP013 fixed": {"MLP013", func() platform {
 			return b().set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup("h100", "24")).set("mlplatform_gpu_pool.h100", "autoscaling", obj("max_nodes", 3))
 		}, nil},
-		"MLP013 max_nodes unknown":  {"MLP013", func() platform { return b().unknownAt("mlplatform_gpu_pool.h100", "autoscaling") }, []Severity{U}},
-		"MLP014 slices first":       {"MLP014", func() platform { return withMIG(b(), "a100-mig", "7", "h100", "8") }, []Severity{W}},
-		"MLP014 fixed: slices last": {"MLP014", func() platform { return withMIG(b(), "h100", "8", "a100-mig", "7") }, nil},
+		"MLP013 max_nodes unknown":     {"MLP013", func() platform { return b().unknownAt("mlplatform_gpu_pool.h100", "autoscaling") }, []Severity{U}},
+		"MLP014 slices first":          {"MLP014", func() platform { return withMIG(b(), "a100-mig", "7", "h100", "8") }, []Severity{W}},
+		"MLP014 fixed: slices last":    {"MLP014", func() platform { return withMIG(b(), "h100", "8", "a100-mig", "7") }, nil},
+		"MLP015 manager above workers": {"MLP015", func() platform { return withMultiKueue(b(), "24", "8", "8") }, []Severity{E}},
+		"MLP015 fixed":                 {"MLP015", func() platform { return withMultiKueue(b(), "16", "8", "8") }, nil},
+		"MLP015 no worker queue":       {"MLP015", func() platform { return withMultiKueue(b(), "16") }, []Severity{E}},
+		"MLP016 manager below workers": {"MLP016", func() platform { return withMultiKueue(b(), "8", "8", "8") }, []Severity{W}},
+		"MLP016 fixed":                 {"MLP016", func() platform { return withMultiKueue(b(), "16", "8", "8") }, nil},
 		// Defaults, fall-backs and the paths the cases above do not reach.
 		"MLP001 pod_security_level default": {"MLP001", func() platform {
 			return b().set("mlplatform_team_namespace.a", "pod_security_level", nil).

@@ -28,6 +28,9 @@ type Report struct {
 	// cost per GPU-hour and per slice- or share-hour.
 	Sharing     map[string]*FlavorSharing
 	SlicedPools []PoolSharing
+	// MultiKueue compares each MultiKueue team's manager quota with its
+	// workers' (multikueue.go); none when the plan has no MultiKueue check.
+	MultiKueue []MultiKueueTeam
 	// Checks are the findings of the platform checks (checks.go), most
 	// severe first; none when all CheckCount() checks passed.
 	Checks []Finding
@@ -138,7 +141,9 @@ func Build(p Plan, opts Options) Report {
 	r.Costs, r.CostTotal = costs(before, after, opts.Prices)
 	r.SlicedPools = poolSharing(before, after, opts.Prices)
 	r.Drift = drift(p.ResourceDrift)
-	r.Checks = runChecks(p.ResourceChanges)
+	checks := checkContext(p.ResourceChanges)
+	r.MultiKueue = checks.multiKueue()
+	r.Checks = checks.run()
 	return r
 }
 
@@ -158,18 +163,35 @@ func (r Report) Drifted() bool { return len(r.Drift) > 0 }
 
 // --- quota changes ---------------------------------------------------------
 
-func byName(owners []*quotaOwner) map[string]*quotaOwner {
-	m := map[string]*quotaOwner{}
-	for _, o := range owners {
-		m[o.Name] = o
+// byName indexes both sides' owners by name, or by address where several
+// resources share a name (queues of the same team module in each cluster of
+// a MultiKueue platform), so that none hides another.
+func byName(before, after []*quotaOwner) (b, a map[string]*quotaOwner) {
+	addrs := map[string]map[string]bool{}
+	for _, o := range append(append([]*quotaOwner{}, before...), after...) {
+		if addrs[o.Name] == nil {
+			addrs[o.Name] = map[string]bool{}
+		}
+		addrs[o.Name][o.Address] = true
 	}
-	return m
+	index := func(owners []*quotaOwner) map[string]*quotaOwner {
+		m := map[string]*quotaOwner{}
+		for _, o := range owners {
+			if len(addrs[o.Name]) > 1 {
+				m[o.Address] = o
+			} else {
+				m[o.Name] = o
+			}
+		}
+		return m
+	}
+	return index(before), index(after)
 }
 
 // quotaRows lists the changed owner × flavor × resource quotas, by owner name
 // and then in configuration order.
 func quotaRows(before, after []*quotaOwner) []QuotaRow {
-	b, a := byName(before), byName(after)
+	b, a := byName(before, after)
 	names := map[string]bool{}
 	for n := range b {
 		names[n] = true
@@ -248,7 +270,7 @@ func cohortKey(q *quotaOwner) string {
 
 func queueQuotaGroups(before, after snapshot) []QuotaGroup {
 	rows := quotaRows(before.Queues, after.Queues)
-	b, a := byName(before.Queues), byName(after.Queues)
+	b, a := byName(before.Queues, after.Queues)
 	groups := map[string]*QuotaGroup{}
 	group := func(c string) *QuotaGroup {
 		if groups[c] == nil {

@@ -257,6 +257,10 @@ func kindOf(typ string) string {
 		return "GPU pool"
 	case "mlplatform_workload_identity":
 		return "Workload Identity binding"
+	case "mlplatform_multikueue_check":
+		return "MultiKueue admission check"
+	case "mlplatform_multikueue_cluster":
+		return "MultiKueue cluster"
 	}
 	return strings.TrimPrefix(typ, "mlplatform_")
 }

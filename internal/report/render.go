@@ -278,6 +278,8 @@ func blocks(r Report) []any {
 		}
 	}
 
+	out = append(out, multiKueueBlocks(r)...)
+
 	out = append(out, heading{2, "Cost (estimated, pools at max nodes)"})
 	if len(r.Costs) == 0 {
 		out = append(out, para{"No mlplatform_gpu_pool in this plan."})
@@ -333,6 +335,13 @@ func blocks(r Report) []any {
 				"and a quota on its flavor counts slices (MIG, with or without sharing) or shares (sharing without MIG); (= n GPU) is the whole-GPU equivalent. "+
 				"USD per slice- or share-hour is the GPU-hour price ÷ slices or shares per GPU; the pool's cost is unchanged. "+
 				"A job with no node selector may be given a sliced flavor listed first in its queue: order the flavors or taint the pools.")
+	}
+	if len(r.MultiKueue) > 0 {
+		howTo = append(howTo,
+			"MultiKueue: a team is a LocalQueue namespace/name whose ClusterQueue carries an mlplatform_multikueue_check (the manager); its workers are the "+
+				"ClusterQueues without one behind the LocalQueues of the same namespace and name. Manager quota and workers' quota are nominal quota summed over "+
+				"all flavors (the workers' over all of them), after the plan. A plan does not say which cluster a resource is in: when several ClusterQueues "+
+				"have the name a LocalQueue gives, the one in the LocalQueue's module is taken.")
 	}
 	out = append(out, heading{2, "How to read this report"}, bullets{howTo})
 	return out

@@ -50,7 +50,7 @@ func buildFile(t *testing.T, path string) Report {
 
 func TestGolden(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"full", "unknown", "no_pools", "gpu_sharing"} {
+	for _, name := range []string{"full", "unknown", "no_pools", "gpu_sharing", "multikueue"} {
 		for _, f := range []Format{Markdown, Text} {
 			t.Run(name+"/"+string(f), func(t *testing.T) {
 				t.Parallel()
@@ -74,6 +74,8 @@ func TestGates(t *testing.T) {
 		"no_pools": {},
 		// 17 slices of quota on 7 slices of a sliced A100
 		"gpu_sharing": {overcommit: true},
+		// a manager and two workers: no pool, no drift
+		"multikueue": {},
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {
