@@ -98,6 +98,8 @@ type Env struct {
 	ownsGCP  bool       // false when StartMulti shares one fake between environments
 	procs    []*process // in start order
 	stopOnce sync.Once
+	// restartAPI starts kube-apiserver again as Start did (RestartAPIServer).
+	restartAPI func(context.Context) error
 }
 
 // Processes returns the pids of the child processes, by name.
@@ -174,6 +176,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := e.startAPIServer(ctx, p, apiPort, etcdPort); err != nil {
 		return nil, err
 	}
+	e.restartAPI = func(ctx context.Context) error { return e.startAPIServer(ctx, p, apiPort, etcdPort) }
 	step("kube-apiserver ready on https://127.0.0.1:%d", apiPort)
 	if !opts.WithoutControllerManager {
 		if err := e.startControllerManager(); err != nil {
@@ -401,6 +404,18 @@ func (e *Env) StopProcess(name string) error {
 // StopAPIServer stops only this environment's kube-apiserver, so the cluster
 // is unreachable while its other processes (and the GKE fake) keep running.
 func (e *Env) StopAPIServer() error { return e.StopProcess("kube-apiserver") }
+
+// RestartAPIServer starts the kube-apiserver StopAPIServer stopped again, on
+// the same port with the same etcd and certificates, and waits until it is
+// ready; the controllers connected to it reconnect on their own.
+func (e *Env) RestartAPIServer(ctx context.Context) error {
+	for _, p := range e.procs {
+		if p.name == "kube-apiserver" && !p.exited() {
+			return errors.New("kube-apiserver is still running")
+		}
+	}
+	return e.restartAPI(ctx)
+}
 
 // Stop stops every process (SIGTERM, then SIGKILL after a grace period), in
 // reverse start order, and removes the directory if Start created it. A GKE

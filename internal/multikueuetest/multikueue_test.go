@@ -1,0 +1,368 @@
+package multikueuetest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
+)
+
+// providers is the provider block of the manager (default) and one alias
+// per worker (worker1, worker2), each with its own kubeconfig, all with the
+// one GKE fake and the Google token every API server accepts.
+func providers(m *testenv.Multi, extra string) string {
+	var b strings.Builder
+	for i, e := range m.Envs() {
+		alias := ""
+		if i > 0 {
+			alias = fmt.Sprintf("  alias = \"worker%d\"\n", i)
+		}
+		fmt.Fprintf(&b, `provider "mlplatform" {
+%s  project            = %q
+  location           = %q
+  cluster            = %q
+  container_endpoint = %q
+  iam_endpoint       = %q
+  insecure_endpoints = true
+  kubeconfig         = %q
+  access_token       = %q
+%s}
+`, alias, e.Project, e.Location, e.Cluster, m.Manager.GCP.Addr(), m.Manager.GCP.Addr(), e.Kubeconfig, e.GoogleAccessToken, extra)
+	}
+	return b.String()
+}
+
+// workers is worker-1 named by its GKE cluster (endpoint and CA from the
+// GKE fake, the Google token) and worker-2 by a kubeconfig file; check lists
+// the given workers.
+func workers(m *testenv.Multi, w1Extra string, check ...string) string {
+	return fmt.Sprintf(`
+resource "mlplatform_multikueue_cluster" "w1" {
+  name   = "worker-1"
+  worker = { gke_cluster = { location = %q, name = %q } }
+%s}
+
+resource "mlplatform_multikueue_cluster" "w2" {
+  name   = "worker-2"
+  worker = { kubeconfig = %q }
+}
+
+resource "mlplatform_multikueue_check" "regions" {
+  name     = "multikueue"
+  clusters = [%s]
+}
+`, m.Workers[0].Location, m.Workers[0].Cluster, w1Extra, m.Workers[1].Kubeconfig, strings.Join(check, ", "))
+}
+
+const (
+	w1    = "mlplatform_multikueue_cluster.w1"
+	w2    = "mlplatform_multikueue_cluster.w2"
+	check = "mlplatform_multikueue_check.regions"
+	both  = "mlplatform_multikueue_cluster.w1.name, mlplatform_multikueue_cluster.w2.name"
+)
+
+func clients(t *testing.T, e *testenv.Env) (kubernetes.Interface, kueueclient.Interface) {
+	t.Helper()
+	return kubernetes.NewForConfigOrDie(e.REST), kueueclient.NewForConfigOrDie(e.REST)
+}
+
+// secretToken reads the token in a worker's kubeconfig Secret.
+func secretToken(ctx context.Context, core kubernetes.Interface, name string) (token, sha string, err error) {
+	s, err := core.CoreV1().Secrets("kueue-system").Get(ctx, name+"-kubeconfig", metav1.GetOptions{})
+	if err != nil {
+		return "", "", err
+	}
+	data := s.Data["kubeconfig"]
+	sum := sha256.Sum256(data)
+	cfg, err := clientcmd.Load(data)
+	if err != nil {
+		return "", "", err
+	}
+	for _, a := range cfg.AuthInfos {
+		token = a.Token
+	}
+	return token, hex.EncodeToString(sum[:]), nil
+}
+
+// active waits until Kueue reports the MultiKueueCluster Active.
+func active(ctx context.Context, kq kueueclient.Interface, name string) error {
+	var last []metav1.Condition
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		c, err := kq.KueueV1beta2().MultiKueueClusters().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil //nolint:nilerr // retried until the deadline
+		}
+		last = c.Status.Conditions
+		return meta.IsStatusConditionTrue(last, kueuev1beta2.MultiKueueClusterActive), nil
+	})
+	if err != nil {
+		return fmt.Errorf("MultiKueueCluster %s not Active: %+v: %w", name, last, err)
+	}
+	return nil
+}
+
+// TestAccMultiKueueWorkers gives the manager access to two workers (one
+// named by its GKE cluster, one by a kubeconfig), checks the plan is empty,
+// restores a deleted and an edited kubeconfig Secret and a deleted worker
+// ClusterRole (each shown as exactly that drift), removes a worker from the
+// check, imports each resource, and rotates the token, and keeps every token
+// out of the state.
+func TestAccMultiKueueWorkers(t *testing.T) {
+	m := envs(t)
+	ctx := context.Background()
+	mgr, mq := clients(t, m.Manager)
+	w1core, _ := clients(t, m.Workers[0])
+	cfg := providers(m, "") + workers(m, "", both)
+	var firstSHA string
+	acctest.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(w1, "worker_access", "granted"),
+					resource.TestCheckResourceAttr(w1, "kubeconfig_secret.name", "worker-1-kubeconfig"),
+					resource.TestMatchResourceAttr(w1, "kubeconfig_secret.sha256", regexp.MustCompile(`^[0-9a-f]{64}$`)),
+					resource.TestMatchResourceAttr(w1, "kubeconfig_secret.token_expires_at", regexp.MustCompile(`^20\d\d-`)),
+					resource.TestCheckResourceAttr(w1, "worker_endpoint", m.Workers[0].REST.Host),
+					resource.TestCheckResourceAttr(w1, "worker.gke_cluster.project", m.Manager.Project),
+					resource.TestCheckResourceAttr(w2, "worker_endpoint", m.Workers[1].REST.Host),
+					resource.TestCheckResourceAttr(check, "clusters.#", "2"),
+					func(s *terraform.State) error {
+						for _, name := range []string{"worker-1", "worker-2"} {
+							token, sha, err := secretToken(ctx, mgr, name)
+							if err != nil {
+								return err
+							}
+							addr := map[string]string{"worker-1": w1, "worker-2": w2}[name]
+							if got := s.RootModule().Resources[addr].Primary.Attributes["kubeconfig_secret.sha256"]; got != sha {
+								return fmt.Errorf("%s: state sha256 %s, Secret hashes to %s", name, got, sha)
+							}
+							if token == "" || stateHas(s, token) {
+								return fmt.Errorf("%s: the token is empty or in the state", name)
+							}
+							if err := active(ctx, mq, name); err != nil {
+								return err
+							}
+						}
+						_, firstSHA, _ = secretToken(ctx, mgr, "worker-1")
+						return nil
+					},
+				),
+			},
+			{
+				// Deleted out of band: shown as exactly that, restored with a new token.
+				PreConfig: func() {
+					if err := mgr.CoreV1().Secrets("kueue-system").Delete(ctx, "worker-1-kubeconfig", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(w1, plancheck.ResourceActionUpdate),
+					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret"),
+					plancheck.ExpectResourceAction(w2, plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction(check, plancheck.ResourceActionNoop),
+				}},
+				Check: func(*terraform.State) error {
+					_, sha, err := secretToken(ctx, mgr, "worker-1")
+					if err != nil {
+						return fmt.Errorf("the Secret was not restored: %w", err)
+					}
+					if sha == firstSHA {
+						return fmt.Errorf("the restored Secret has the old token")
+					}
+					return active(ctx, mq, "worker-1")
+				},
+			},
+			{
+				// Edited to a wrong token: Kueue v0.17 keeps reporting the cluster
+				// Active, so only the hash shows it; restored.
+				PreConfig: func() {
+					s, err := mgr.CoreV1().Secrets("kueue-system").Get(ctx, "worker-1-kubeconfig", metav1.GetOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					s.Data["kubeconfig"] = []byte(strings.Replace(string(s.Data["kubeconfig"]), "token: ", "token: x", 1))
+					if _, err := mgr.CoreV1().Secrets("kueue-system").Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret"),
+					plancheck.ExpectResourceAction(w2, plancheck.ResourceActionNoop),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestMatchResourceAttr(w1, "kubeconfig_secret.sha256", regexp.MustCompile(`^[0-9a-f]{64}$`)),
+					func(*terraform.State) error {
+						token, _, err := secretToken(ctx, mgr, "worker-1")
+						if err != nil || strings.HasPrefix(token, "x") {
+							return fmt.Errorf("the edited token was not replaced (err %v)", err)
+						}
+						return nil
+					}),
+			},
+			{
+				// The worker's ClusterRole deleted out of band: shown as worker_access.
+				PreConfig: func() {
+					if err := w1core.RbacV1().ClusterRoles().Delete(ctx, "mlplatform-multikueue", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					acctest.ExpectOnlyChanges(w1, "worker_access"),
+					acctest.ExpectDrift(w1, "worker_access", "granted", "ClusterRole mlplatform-multikueue missing"),
+				}},
+				Check: func(*terraform.State) error {
+					_, err := w1core.RbacV1().ClusterRoles().Get(ctx, "mlplatform-multikueue", metav1.GetOptions{})
+					return err
+				},
+			},
+			{
+				// A worker removed from the config: one changed attribute; the
+				// MultiKueueConfig lists one cluster and the check is Active.
+				Config: providers(m, "") + workers(m, "", "mlplatform_multikueue_cluster.w1.name"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(check, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(w2, plancheck.ResourceActionNoop),
+				}},
+				Check: func(*terraform.State) error {
+					c, err := mq.KueueV1beta2().MultiKueueConfigs().Get(ctx, "multikueue", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					if strings.Join(c.Spec.Clusters, ",") != "worker-1" {
+						return fmt.Errorf("MultiKueueConfig lists %v, want [worker-1]", c.Spec.Clusters)
+					}
+					return nil
+				},
+			},
+			{ResourceName: check, ImportState: true, ImportStateId: "multikueue", ImportStateVerify: true},
+			{ResourceName: w1, ImportState: true, ImportStateId: "worker-1", ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"worker"}},
+			{ResourceName: w2, ImportState: true, ImportStateId: "worker-2", ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"worker"}},
+			{
+				// A short token: changing the validity writes a new one.
+				Config: providers(m, "") + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"10m\"\n", both),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret", "token_validity", "rotate_before"),
+				}},
+				Check: func(s *terraform.State) error {
+					exp, err := time.Parse(time.RFC3339, s.RootModule().Resources[w1].Primary.Attributes["kubeconfig_secret.token_expires_at"])
+					if err != nil {
+						return err
+					}
+					if d := time.Until(exp); d < 18*time.Minute || d > 21*time.Minute {
+						return fmt.Errorf("token expires in %s, want about 20m", d)
+					}
+					_, firstSHA, _ = secretToken(ctx, mgr, "worker-1")
+					return nil
+				},
+			},
+			{
+				// Within rotate_before of expiry, a plan rotates the token.
+				PreConfig: func() { time.Sleep(2 * time.Second) },
+				Config:    providers(m, "") + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"19m58s\"\n", both),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret", "rotate_before"),
+				}},
+				Check: func(*terraform.State) error {
+					if _, sha, _ := secretToken(ctx, mgr, "worker-1"); sha == firstSHA {
+						return fmt.Errorf("the token was not rotated")
+					}
+					return active(ctx, mq, "worker-1")
+				},
+			},
+			{
+				// Outside the window, the same token stays: only rotate_before changes.
+				Config: providers(m, "") + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"10m\"\n", both),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					acctest.ExpectOnlyChanges(w1, "rotate_before"),
+				}},
+			},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			for _, name := range []string{"worker-1", "worker-2"} {
+				if _, err := mq.KueueV1beta2().MultiKueueClusters().Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+					return fmt.Errorf("MultiKueueCluster %s not deleted (err %v)", name, err)
+				}
+				if _, err := mgr.CoreV1().Secrets("kueue-system").Get(ctx, name+"-kubeconfig", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+					return fmt.Errorf("Secret %s-kubeconfig not deleted (err %v)", name, err)
+				}
+			}
+			if _, err := w1core.CoreV1().ServiceAccounts("kueue-system").Get(ctx, "mlplatform-multikueue", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("the worker's service account was not deleted (err %v)", err)
+			}
+			return nil
+		},
+	})
+}
+
+// stateHas reports whether any attribute of any resource contains s.
+func stateHas(st *terraform.State, s string) bool {
+	for _, r := range st.RootModule().Resources {
+		for _, v := range r.Primary.Attributes {
+			if strings.Contains(v, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestAccMultiKueueRefusesTakeover: a create never writes over a Secret (or
+// worker service account) someone else made.
+func TestAccMultiKueueRefusesTakeover(t *testing.T) {
+	m := envs(t)
+	ctx := context.Background()
+	mgr, _ := clients(t, m.Manager)
+	theirs := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "theirs-kubeconfig", Namespace: "kueue-system"},
+		Data: map[string][]byte{"kubeconfig": []byte("not ours")}}
+	if _, err := mgr.CoreV1().Secrets("kueue-system").Create(ctx, theirs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = mgr.CoreV1().Secrets("kueue-system").Delete(ctx, theirs.Name, metav1.DeleteOptions{}) }()
+	acctest.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{{
+			Config: providers(m, "") + fmt.Sprintf(`
+resource "mlplatform_multikueue_cluster" "theirs" {
+  name   = "theirs"
+  worker = { kubeconfig = %q }
+}
+`, m.Workers[1].Kubeconfig),
+			ExpectError: regexp.MustCompile(`(?s)Secret kueue-system/theirs-kubeconfig already exists.*not created by\s+mlplatform`),
+		}},
+	})
+	got, err := mgr.CoreV1().Secrets("kueue-system").Get(ctx, theirs.Name, metav1.GetOptions{})
+	if err != nil || string(got.Data["kubeconfig"]) != "not ours" {
+		t.Fatalf("their Secret was changed (err %v): %q", err, got.Data["kubeconfig"])
+	}
+	w2core, _ := clients(t, m.Workers[1])
+	if _, err := w2core.CoreV1().ServiceAccounts("kueue-system").Get(ctx, "mlplatform-multikueue", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("a refused create wrote the worker's service account (err %v)", err)
+	}
+}
