@@ -16,7 +16,7 @@ resource "mlplatform_workload_identity" "trainer" {
   kubernetes_service_account = "trainer"
 
   create_google_service_account = {
-    account_id   = "${var.name}-trainer"
+    account_id   = coalesce(var.google_service_account_id, "${var.name}-trainer")
     display_name = "Training jobs of team ${var.name}"
   }
 }

@@ -34,3 +34,14 @@ variable "scrape_from_namespaces" {
   type        = list(string)
   default     = ["monitoring"]
 }
+
+variable "google_service_account_id" {
+  description = <<-EOT
+    account_id of the Google service account made for the team's trainers
+    (6 to 30 characters). Unset: <name>-trainer. Give each instance its own
+    when one project holds the same team in several clusters (the MultiKueue
+    workers of examples/multi-region), as a project has one account per id.
+  EOT
+  type        = string
+  default     = null
+}
