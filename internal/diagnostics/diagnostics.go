@@ -142,6 +142,7 @@ func plain(err error) string {
 	}
 	var fe spec.FieldErrors
 	var urlErr *url.Error
+	var unreachable *kube.UnreachableError
 	var netErr *net.OpError
 	var waited *retry.Error
 	switch {
@@ -177,6 +178,10 @@ func plain(err error) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "The operation did not finish in time. The details below say what was still pending; once that is resolved, " +
 			"run the apply again: it picks up where this one stopped."
+	case errors.As(err, &unreachable):
+		return fmt.Sprintf("The Kubernetes API server of cluster %s (%s) could not be reached. Check that the cluster is running and "+
+			"that the provider configuration for it points at it (for the local sandbox: run `mlplatform sandbox up` and source the env file it prints).",
+			unreachable.Cluster, unreachable.Host)
 	case errors.As(err, &urlErr) || errors.As(err, &netErr):
 		return "The Kubernetes API server could not be reached. Check that the cluster is running and that kubeconfig points at it " +
 			"(for the local sandbox: run `mlplatform sandbox up` and source the env file it prints)."

@@ -43,7 +43,12 @@ func TestExplain(t *testing.T) {
 		want string // the plain-language part must contain this
 	}{
 		"unreachable apiserver": {fmt.Errorf("read WorkloadPriorityClass x: %w", refused), "could not be reached"},
-		"forbidden":             {apierrors.NewForbidden(gr, "x", errors.New("no RBAC")), "lack permission"},
+		"unreachable named cluster": {&url.Error{Op: "Get", URL: "https://127.0.0.1:1/apis",
+			Err: &kube.UnreachableError{Cluster: "worker-1", Host: "https://127.0.0.1:1", Err: refused.Err}},
+			"The Kubernetes API server of cluster worker-1 (https://127.0.0.1:1) could not be reached"},
+		"worker unreachable": {&reconcile.WorkerError{Name: "europe", Err: &kube.UnreachableError{Cluster: "train-eu", Host: "https://10.0.0.2", Err: refused.Err}},
+			"cluster train-eu (https://10.0.0.2) could not be reached"},
+		"forbidden": {apierrors.NewForbidden(gr, "x", errors.New("no RBAC")), "lack permission"},
 		"webhook down": {apierrors.NewInternalError(errors.New(`failed calling webhook "vclusterqueue.kb.io": connection refused`)),
 			"Kueue's admission webhook did not answer"},
 		"invalid":           {apierrors.NewInvalid(schema.GroupKind{Group: "kueue.x-k8s.io", Kind: "ClusterQueue"}, "x", nil), "rejected the object as invalid"},

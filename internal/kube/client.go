@@ -75,6 +75,40 @@ func WithRetry(p retry.Policy) Option {
 	}
 }
 
+// WithName names the cluster in the error of a request its API server did
+// not answer (an *UnreachableError), so a configuration with several
+// clusters (a MultiKueue manager and its workers) says which one is down.
+func WithName(name string) Option {
+	return func(c *rest.Config) {
+		host := c.Host
+		c.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+			return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				resp, err := rt.RoundTrip(req)
+				if err != nil && req.Context().Err() == nil {
+					err = &UnreachableError{Cluster: name, Host: host, Err: err}
+				}
+				return resp, err
+			})
+		})
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// UnreachableError is a request a cluster's API server did not answer.
+type UnreachableError struct {
+	Cluster, Host string
+	Err           error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cluster %s (%s) did not answer: %v", e.Cluster, e.Host, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
 // New builds the clientsets from cfg (copied; cfg is not modified).
 func New(cfg *rest.Config, userAgent string, opts ...Option) (*Client, error) {
 	c := rest.CopyConfig(cfg)

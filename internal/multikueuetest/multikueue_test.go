@@ -27,12 +27,22 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
 
-// providers is the provider block of the manager (default) and one alias
-// per worker (worker1, worker2), each with its own kubeconfig, all with the
-// one GKE fake and the Google token every API server accepts.
-func providers(m *testenv.Multi, extra string) string {
+// providers is the provider block of the manager (default) and, with
+// aliases, one alias per worker (worker1, worker2), each with its own
+// kubeconfig, all with the one GKE fake and the Google token every API
+// server accepts. Aliases need the CLI with the provider binary (one plugin
+// process per provider configuration, as in production): served in-process
+// by terraform-plugin-testing, all configurations share one provider server,
+// and the last configured wins.
+func providers(m *testenv.Multi, extra string, aliases bool) string {
 	var b strings.Builder
-	for i, e := range m.Envs() {
+	envs := m.Envs()
+	if !aliases {
+		envs = envs[:1]
+	} else {
+		b.WriteString("terraform {\n  required_providers {\n    mlplatform = { source = \"mlplatform/mlplatform\" }\n  }\n}\n\n")
+	}
+	for i, e := range envs {
 		alias := ""
 		if i > 0 {
 			alias = fmt.Sprintf("  alias = \"worker%d\"\n", i)
@@ -132,7 +142,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 	ctx := context.Background()
 	mgr, mq := clients(t, m.Manager)
 	w1core, _ := clients(t, m.Workers[0])
-	cfg := providers(m, "") + workers(m, "", both)
+	cfg := providers(m, "", false) + workers(m, "", both)
 	var firstSHA string
 	acctest.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
@@ -243,7 +253,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 			{
 				// A worker removed from the config: one changed attribute; the
 				// MultiKueueConfig lists one cluster and the check is Active.
-				Config: providers(m, "") + workers(m, "", "mlplatform_multikueue_cluster.w1.name"),
+				Config: providers(m, "", false) + workers(m, "", "mlplatform_multikueue_cluster.w1.name"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(check, plancheck.ResourceActionUpdate),
 					plancheck.ExpectResourceAction(w2, plancheck.ResourceActionNoop),
@@ -266,7 +276,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 				ImportStateVerifyIgnore: []string{"worker"}},
 			{
 				// A short token: changing the validity writes a new one.
-				Config: providers(m, "") + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"10m\"\n", both),
+				Config: providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"10m\"\n", both),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret", "token_validity", "rotate_before"),
 				}},
@@ -285,7 +295,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 			{
 				// Within rotate_before of expiry, a plan rotates the token.
 				PreConfig: func() { time.Sleep(2 * time.Second) },
-				Config:    providers(m, "") + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"19m58s\"\n", both),
+				Config:    providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"19m58s\"\n", both),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret", "rotate_before"),
 				}},
@@ -298,7 +308,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 			},
 			{
 				// Outside the window, the same token stays: only rotate_before changes.
-				Config: providers(m, "") + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"10m\"\n", both),
+				Config: providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"10m\"\n", both),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					acctest.ExpectOnlyChanges(w1, "rotate_before"),
 				}},
@@ -348,7 +358,7 @@ func TestAccMultiKueueRefusesTakeover(t *testing.T) {
 	acctest.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{{
-			Config: providers(m, "") + fmt.Sprintf(`
+			Config: providers(m, "", false) + fmt.Sprintf(`
 resource "mlplatform_multikueue_cluster" "theirs" {
   name   = "theirs"
   worker = { kubeconfig = %q }

@@ -103,13 +103,37 @@ func (c *Clients) Kube(ctx context.Context) (*kube.Client, error) {
 		var cfg *rest.Config
 		cfg, c.kubeErr = c.restConfig(ctx)
 		if c.kubeErr == nil {
-			c.kube, c.kubeErr = kube.New(cfg, c.Config.UserAgent, kube.WithRetry(c.Config.Retry))
+			opts := []kube.Option{kube.WithRetry(c.Config.Retry)}
+			if name := c.clusterLabel(); name != "" {
+				opts = append(opts, kube.WithName(name))
+			}
+			c.kube, c.kubeErr = kube.New(cfg, c.Config.UserAgent, opts...)
 		}
 		if c.kubeErr == nil {
 			c.kube.EnableListReads() // a plan reads each kind with one LIST
 		}
 	})
 	return c.kube, c.kubeErr
+}
+
+// clusterLabel names the provider's cluster in errors: its GKE name, else
+// its kubeconfig context; "" when neither is set.
+func (c *Clients) clusterLabel() string {
+	if c.Config.Cluster != "" {
+		return c.Config.Cluster
+	}
+	return c.Config.KubeContext
+}
+
+// workerLabel names a worker cluster in errors.
+func workerLabel(w spec.Worker) string {
+	switch {
+	case w.GKE != nil:
+		return w.GKE.Name
+	case w.KubeContext != "":
+		return w.KubeContext
+	}
+	return w.Kubeconfig
 }
 
 // ErrNoCluster says how to tell the provider which cluster to manage.
@@ -184,7 +208,7 @@ func (c *Clients) Worker(ctx context.Context, w spec.Worker) (*kube.Client, kube
 				return
 			}
 		}
-		wk.kube, wk.err = kube.New(cfg, c.Config.UserAgent, kube.WithRetry(c.Config.Retry))
+		wk.kube, wk.err = kube.New(cfg, c.Config.UserAgent, kube.WithRetry(c.Config.Retry), kube.WithName(workerLabel(w)))
 	})
 	return wk.kube, wk.endpoint, wk.err
 }

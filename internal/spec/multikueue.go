@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -167,14 +168,26 @@ func (c MultiKueueCluster) Validate() FieldErrors {
 	}
 	if c.TokenValidity < MinTokenValidity {
 		errs.add(Path{"token_validity"}, "Token Validity Too Short", "token_validity is %s; the Kubernetes API server issues tokens for at least %s. Default %s.",
-			c.TokenValidity, MinTokenValidity, DefaultTokenValidity)
+			shortDuration(c.TokenValidity), shortDuration(MinTokenValidity), shortDuration(DefaultTokenValidity))
 	}
 	if c.RotateBefore < 0 || c.RotateBefore >= c.TokenValidity {
 		errs.add(Path{"rotate_before"}, "Rotation Window Out Of Range",
 			"rotate_before is %s; it must be at least 0 and shorter than token_validity (%s), or every plan would rotate the token. Default %s.",
-			c.RotateBefore, c.TokenValidity, DefaultTokenRotateBefore)
+			shortDuration(c.RotateBefore), shortDuration(c.TokenValidity), shortDuration(DefaultTokenRotateBefore))
 	}
 	return errs
+}
+
+// shortDuration writes d as a user would (168h, 10m, 1h30m), not 168h0m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func title(s string) string {

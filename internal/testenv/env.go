@@ -53,6 +53,11 @@ type Options struct {
 	// WithoutControllerManager skips kube-controller-manager (namespaces then
 	// never finish terminating).
 	WithoutControllerManager bool
+	// JobWebhooks installs Kueue's batch/v1 Job webhooks as well as those of
+	// its own kinds, as a real installation has them: a queued Job is
+	// suspended on create and, in a MultiKueue manager, gets
+	// spec.managedBy=kueue.x-k8s.io/multikueue. StartMulti sets it.
+	JobWebhooks bool
 	// GCPAddr is where the GKE/IAM fake listens. Default "127.0.0.1:0".
 	GCPAddr string
 	// Log receives one line per start-up step. Default: discarded.

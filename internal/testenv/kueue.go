@@ -213,7 +213,7 @@ func (k *kueueSetup) installWebhooks(ctx context.Context, kc kubernetes.Interfac
 				return err
 			}
 			m.Name = "kueue-" + m.Name
-			m.Webhooks = slices.DeleteFunc(m.Webhooks, func(w admissionv1.MutatingWebhook) bool { return !forKueue(w.Rules) })
+			m.Webhooks = slices.DeleteFunc(m.Webhooks, func(w admissionv1.MutatingWebhook) bool { return !k.wanted(w.Rules) })
 			for i := range m.Webhooks {
 				m.Webhooks[i].ClientConfig = k.clientConfig(m.Webhooks[i].ClientConfig)
 			}
@@ -226,7 +226,7 @@ func (k *kueueSetup) installWebhooks(ctx context.Context, kc kubernetes.Interfac
 				return err
 			}
 			v.Name = "kueue-" + v.Name
-			v.Webhooks = slices.DeleteFunc(v.Webhooks, func(w admissionv1.ValidatingWebhook) bool { return !forKueue(w.Rules) })
+			v.Webhooks = slices.DeleteFunc(v.Webhooks, func(w admissionv1.ValidatingWebhook) bool { return !k.wanted(w.Rules) })
 			for i := range v.Webhooks {
 				v.Webhooks[i].ClientConfig = k.clientConfig(v.Webhooks[i].ClientConfig)
 			}
@@ -235,6 +235,24 @@ func (k *kueueSetup) installWebhooks(ctx context.Context, kc kubernetes.Interfac
 			}
 		}
 	}
+}
+
+// wanted says whether a webhook is installed: Kueue's own kinds, and with
+// Options.JobWebhooks the batch/v1 Job webhooks too (they suspend a queued
+// Job and, in a MultiKueue manager, set its spec.managedBy).
+func (k *kueueSetup) wanted(rules []admissionv1.RuleWithOperations) bool {
+	if forKueue(rules) {
+		return true
+	}
+	if !k.env.opts.JobWebhooks {
+		return false
+	}
+	for _, r := range rules {
+		if slices.Contains(r.APIGroups, "batch") && slices.Contains(r.Resources, "jobs") {
+			return true
+		}
+	}
+	return false
 }
 
 func forKueue(rules []admissionv1.RuleWithOperations) bool {

@@ -66,6 +66,7 @@ func StartMulti(ctx context.Context, opts Options, workers int) (_ *Multi, err e
 	if opts.GoogleAccessToken == "" {
 		opts.GoogleAccessToken = randomToken()
 	}
+	opts.JobWebhooks = true // MultiKueue dispatches Jobs whose managedBy the manager's webhook sets
 	addr := opts.GCPAddr
 	if addr == "" {
 		addr = "127.0.0.1:0"
