@@ -2,7 +2,6 @@ package resources_test
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -24,7 +23,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/iam"
@@ -455,7 +453,7 @@ func TestAccWorkloadIdentityNoSecretsInStateOrLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secrets := credentialMarkers(t, string(kubeconfig))
+	secrets := acctest.CredentialMarkers(t, string(kubeconfig))
 	var state string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
@@ -493,36 +491,6 @@ resource "mlplatform_workload_identity" "x" {
 			}
 		}
 	}
-}
-
-// credentialMarkers are the secrets in a kubeconfig (client keys, tokens,
-// passwords), raw and base64-encoded, and a line of each PEM key body.
-func credentialMarkers(t *testing.T, kubeconfig string) []string {
-	t.Helper()
-	cfg, err := clientcmd.Load([]byte(kubeconfig))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, a := range cfg.AuthInfos {
-		if len(a.ClientKeyData) > 0 {
-			out = append(out, base64.StdEncoding.EncodeToString(a.ClientKeyData))
-			for _, line := range strings.Split(string(a.ClientKeyData), "\n") {
-				if len(line) > 40 && !strings.HasPrefix(line, "-----") {
-					out = append(out, line)
-				}
-			}
-		}
-		for _, s := range []string{a.Token, a.Password} {
-			if s != "" {
-				out = append(out, s)
-			}
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("the test kubeconfig holds no credential: the check would prove nothing")
-	}
-	return out
 }
 
 // Bad bindings are refused at plan, naming the attribute, with no connection.

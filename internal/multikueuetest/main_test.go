@@ -37,6 +37,9 @@ func run(m *testing.M) int {
 	}
 	defer mu.Stop()
 	multi = mu
+	// The provider's access_token, from the environment: the token every API
+	// server accepts in place of GKE's IAM-authenticated access.
+	_ = os.Setenv("GOOGLE_OAUTH_ACCESS_TOKEN", mu.Manager.GoogleAccessToken)
 	return m.Run()
 }
 

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -29,8 +31,9 @@ import (
 
 // providers is the provider block of the manager (default) and, with
 // aliases, one alias per worker (worker1, worker2), each with its own
-// kubeconfig, all with the one GKE fake and the Google token every API
-// server accepts. Aliases need the CLI with the provider binary (one plugin
+// kubeconfig, all with the one GKE fake. The Google token every API server
+// accepts comes from GOOGLE_OAUTH_ACCESS_TOKEN (TestMain), as a user's would,
+// so it is in no configuration the test framework logs. Aliases need the CLI with the provider binary (one plugin
 // process per provider configuration, as in production): served in-process
 // by terraform-plugin-testing, all configurations share one provider server,
 // and the last configured wins.
@@ -55,9 +58,8 @@ func providers(m *testenv.Multi, extra string, aliases bool) string {
   iam_endpoint       = %q
   insecure_endpoints = true
   kubeconfig         = %q
-  access_token       = %q
 %s}
-`, alias, e.Project, e.Location, e.Cluster, m.Manager.GCP.Addr(), m.Manager.GCP.Addr(), e.Kubeconfig, e.GoogleAccessToken, extra)
+`, alias, e.Project, e.Location, e.Cluster, m.Manager.GCP.Addr(), m.Manager.GCP.Addr(), e.Kubeconfig, extra)
 	}
 	return b.String()
 }
@@ -374,5 +376,66 @@ resource "mlplatform_multikueue_cluster" "theirs" {
 	w2core, _ := clients(t, m.Workers[1])
 	if _, err := w2core.CoreV1().ServiceAccounts("kueue-system").Get(ctx, "mlplatform-multikueue", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("a refused create wrote the worker's service account (err %v)", err)
+	}
+}
+
+// No credential reaches the state or the logs (TF_LOG=trace, CLI and
+// provider): not the tokens written into the kubeconfig Secrets, not the
+// Google access token the provider reaches worker-1 with, not the test
+// kubeconfigs' client keys.
+func TestAccMultiKueueNoSecretsInStateOrLogs(t *testing.T) {
+	m := envs(t)
+	ctx := context.Background()
+	mgr, _ := clients(t, m.Manager)
+	logFile := filepath.Join(t.TempDir(), "trace.log")
+	t.Setenv("TF_LOG", "TRACE")
+	t.Setenv("TF_ACC_LOG_PATH", logFile)
+	var secrets []string
+	for _, e := range m.Envs() {
+		kc, err := os.ReadFile(e.Kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets = append(secrets, acctest.CredentialMarkers(t, string(kc))...)
+	}
+	secrets = append(secrets, m.Manager.GoogleAccessToken)
+	var state string
+	acctest.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{{
+			Config: providers(m, "", false) + workers(m, "", both),
+			Check: func(s *terraform.State) error {
+				state = s.String()
+				for _, name := range []string{"worker-1", "worker-2"} {
+					token, _, err := secretToken(ctx, mgr, name)
+					if err != nil || token == "" {
+						return fmt.Errorf("no token in %s's Secret (err %v): the check would prove nothing", name, err)
+					}
+					secrets = append(secrets, token)
+				}
+				return nil
+			},
+		}},
+	})
+	logs, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []string{"mlplatform_multikueue_cluster", "sdk.framework"} {
+		if !strings.Contains(string(logs), side) {
+			t.Fatalf("the trace log %s has no %q lines: the check below would prove nothing", logFile, side)
+		}
+	}
+	for what, text := range map[string]string{"state": state, "trace log": string(logs)} {
+		for _, s := range secrets {
+			if i := strings.Index(text, s); i >= 0 {
+				t.Errorf("%s contains a credential (%.12s…) after %q", what, s, text[max(0, i-200):i])
+			}
+		}
+		for _, marker := range []string{"PRIVATE KEY", "private_key", "Bearer ", "ya29.", "eyJhbGciOi"} {
+			if strings.Contains(text, marker) {
+				t.Errorf("%s contains %q", what, marker)
+			}
+		}
 	}
 }
