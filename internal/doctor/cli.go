@@ -59,6 +59,7 @@ waiting longer than --pending-threshold, and why. One request per kind.
   --insecure-endpoints               plaintext gRPC to a loopback endpoint (MLPLATFORM_INSECURE_ENDPOINTS)
   --kubeconfig PATH, --kube-context  (MLPLATFORM_KUBECONFIG or KUBECONFIG, MLPLATFORM_KUBE_CONTEXT);
                                      without a kubeconfig, the GKE cluster's endpoint with Google credentials
+                                     (GOOGLE_OAUTH_ACCESS_TOKEN, else Application Default Credentials)
   --check-timeout DURATION           bound of each request and of the webhook probe (default 10s)
   --timeout DURATION                 bound of the whole run (default 2m)
   --pending-threshold DURATION       a workload waiting longer is a finding (default 30m)
@@ -178,6 +179,9 @@ func ResolveConfig(vals map[string]*string, insecure *optBool, getenv func(strin
 		ContainerEndpoint: get("container_endpoint"),
 		Kubeconfig:        get("kubeconfig"), KubeContext: get("kube_context"),
 		UserAgent: "mlplatform-doctor",
+		// The provider's access_token, from its environment variable only: a
+		// flag would put the token in the process list.
+		AccessToken: getenv("GOOGLE_OAUTH_ACCESS_TOKEN"),
 		// Retry stays zero: doctor reports a webhook that does not answer,
 		// within its own timeout, instead of waiting it out.
 	}

@@ -41,7 +41,8 @@ func TestSettingsAreTheProviders(t *testing.T) {
 func TestResolveConfig(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"GOOGLE_PROJECT": "g", "GOOGLE_CLOUD_PROJECT": "gc", "MLPLATFORM_LOCATION": "us-central1", "MLPLATFORM_CLUSTER": "training",
-		"KUBECONFIG": "/k", "MLPLATFORM_CONTAINER_ENDPOINT": "127.0.0.1:9", "MLPLATFORM_INSECURE_ENDPOINTS": "true"}
+		"KUBECONFIG": "/k", "MLPLATFORM_CONTAINER_ENDPOINT": "127.0.0.1:9", "MLPLATFORM_INSECURE_ENDPOINTS": "true",
+		"GOOGLE_OAUTH_ACCESS_TOKEN": "ya29.t"}
 	getenv := func(k string) string { return env[k] }
 	flagCluster := "other"
 	cfg, err := ResolveConfig(map[string]*string{"cluster": &flagCluster}, &optBool{}, getenv)
@@ -49,7 +50,7 @@ func TestResolveConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Project != "g" || cfg.Location != "us-central1" || cfg.Cluster != "other" || cfg.Kubeconfig != "/k" || !cfg.InsecureEndpoints ||
-		cfg.ContainerEndpoint != "127.0.0.1:9" || cfg.Retry.Bound != 0 {
+		cfg.ContainerEndpoint != "127.0.0.1:9" || cfg.Retry.Bound != 0 || cfg.AccessToken != "ya29.t" {
 		t.Errorf("resolved %+v", cfg)
 	}
 	env["MLPLATFORM_INSECURE_ENDPOINTS"] = "yes please"
