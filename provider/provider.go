@@ -82,7 +82,9 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 				MarkdownDescription: "Talk plaintext gRPC without credentials to `container_endpoint` and `iam_endpoint`. Only allowed when both are " +
 					"loopback addresses (the local sandbox). Environment: `MLPLATFORM_INSECURE_ENDPOINTS`."},
 			"kubeconfig": str("Path to a kubeconfig file (or a list, as in `KUBECONFIG`). When unset, the provider talks to the GKE cluster's own " +
-				"endpoint with its CA and a Google token, as gke-gcloud-auth-plugin does. Environment: `MLPLATFORM_KUBECONFIG`, then `KUBECONFIG`."),
+				"endpoint with its CA and a Google token, as gke-gcloud-auth-plugin does. Environment: `MLPLATFORM_KUBECONFIG`, then `KUBECONFIG`; " +
+				"not when the provider block sets `cluster` itself, so a provider alias for another cluster (a MultiKueue worker) never writes to the " +
+				"one the environment's kubeconfig points at."),
 			"kube_context": str("Context in the kubeconfig to use; default its current context. Environment: `MLPLATFORM_KUBE_CONTEXT`."),
 			"prices": str("GPU prices overriding cells of the built-in price table, as a JSON string: " +
 				"`jsonencode({ source = \"2026 contract\", date = \"2026-05-01\", prices = { \"nvidia-h100-80gb\" = { on_demand = 9.8, spot = 3.9 } } })`. " +
@@ -156,6 +158,15 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 		KubeContext:       p.str("kube_context", m.KubeContext),
 		UserAgent:         "terraform-provider-mlplatform/" + p.version,
 		AccessToken:       p.str("access_token", m.AccessToken),
+	}
+	if m.Kubeconfig.IsNull() && !m.Cluster.IsNull() {
+		// The block names its cluster: reach that one (through GKE), never
+		// the one the environment's kubeconfig points at, so a provider alias
+		// for a MultiKueue worker cannot write to the manager.
+		cfg.Kubeconfig = ""
+		if m.KubeContext.IsNull() {
+			cfg.KubeContext = ""
+		}
 	}
 	switch {
 	case !m.InsecureEndpoints.IsNull() && !m.InsecureEndpoints.IsUnknown():

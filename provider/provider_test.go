@@ -76,6 +76,20 @@ func TestConfigureFallbacks(t *testing.T) {
 			env:  map[string]string{"KUBECONFIG": "/a:/b", "MLPLATFORM_KUBE_CONTEXT": "ctx"},
 			want: platform.Config{Kubeconfig: "/a:/b", KubeContext: "ctx"},
 		},
+		"a block naming its cluster does not take the environment's kubeconfig": {
+			attrs: map[string]tftypes.Value{"cluster": str("worker-eu")},
+			env:   map[string]string{"KUBECONFIG": "/k/manager", "MLPLATFORM_KUBE_CONTEXT": "manager", "MLPLATFORM_LOCATION": "europe-west4"},
+			want:  platform.Config{Cluster: "worker-eu", Location: "europe-west4"},
+		},
+		"a block naming its cluster and a kubeconfig uses both": {
+			attrs: map[string]tftypes.Value{"cluster": str("worker-eu"), "kubeconfig": str("/k/eu")},
+			env:   map[string]string{"KUBECONFIG": "/k/manager", "MLPLATFORM_KUBE_CONTEXT": "manager"},
+			want:  platform.Config{Cluster: "worker-eu", Kubeconfig: "/k/eu", KubeContext: "manager"},
+		},
+		"the cluster from the environment keeps the environment's kubeconfig": {
+			env:  map[string]string{"MLPLATFORM_CLUSTER": "training", "KUBECONFIG": "/k/env"},
+			want: platform.Config{Cluster: "training", Kubeconfig: "/k/env"},
+		},
 		"sandbox from environment": {
 			env: map[string]string{"MLPLATFORM_CONTAINER_ENDPOINT": "127.0.0.1:7000", "MLPLATFORM_IAM_ENDPOINT": "127.0.0.1:7000",
 				"MLPLATFORM_INSECURE_ENDPOINTS": "true"},

@@ -185,6 +185,14 @@ func ResolveConfig(vals map[string]*string, insecure *optBool, getenv func(strin
 		// Retry stays zero: doctor reports a webhook that does not answer,
 		// within its own timeout, instead of waiting it out.
 	}
+	if flagSet := func(a string) bool { return vals[a] != nil && *vals[a] != "" }; flagSet("cluster") && !flagSet("kubeconfig") {
+		// As the provider: a cluster named here is reached through GKE, never
+		// the one the environment's kubeconfig points at.
+		cfg.Kubeconfig = ""
+		if !flagSet("kube_context") {
+			cfg.KubeContext = ""
+		}
+	}
 	switch {
 	case insecure != nil && insecure.set:
 		cfg.InsecureEndpoints = insecure.v

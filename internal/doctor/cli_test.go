@@ -49,9 +49,13 @@ func TestResolveConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Project != "g" || cfg.Location != "us-central1" || cfg.Cluster != "other" || cfg.Kubeconfig != "/k" || !cfg.InsecureEndpoints ||
+	// --cluster names the cluster: the environment's kubeconfig is not used.
+	if cfg.Project != "g" || cfg.Location != "us-central1" || cfg.Cluster != "other" || cfg.Kubeconfig != "" || !cfg.InsecureEndpoints ||
 		cfg.ContainerEndpoint != "127.0.0.1:9" || cfg.Retry.Bound != 0 || cfg.AccessToken != "ya29.t" {
 		t.Errorf("resolved %+v", cfg)
+	}
+	if cfg, err := ResolveConfig(nil, &optBool{}, getenv); err != nil || cfg.Kubeconfig != "/k" || cfg.Cluster != "training" {
+		t.Errorf("without flags: %+v, %v", cfg, err)
 	}
 	env["MLPLATFORM_INSECURE_ENDPOINTS"] = "yes please"
 	if _, err := ResolveConfig(nil, &optBool{}, getenv); err == nil || !strings.Contains(err.Error(), "MLPLATFORM_INSECURE_ENDPOINTS") {
