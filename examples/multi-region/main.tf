@@ -10,33 +10,30 @@
 # One provider configuration per cluster. Each finds its cluster through the
 # GKE API (endpoint and CA) and authenticates with Application Default
 # Credentials, or with GOOGLE_OAUTH_ACCESS_TOKEN when set (the sandbox's env
-# file sets it). kubeconfig = "" keeps MLPLATFORM_KUBECONFIG and KUBECONFIG
-# out of it: the sandbox's env file points those at the manager, and a worker
-# configuration that fell back on them would manage the manager.
+# file sets it). A block that names its cluster never falls back on
+# MLPLATFORM_KUBECONFIG or KUBECONFIG (the sandbox's env file points those at
+# the manager), so a worker's configuration cannot manage the manager.
 #
 # Every resource names its provider; there is no default configuration.
 provider "mlplatform" {
-  alias      = "manager"
-  project    = var.project
-  location   = var.manager.location
-  cluster    = var.manager.cluster
-  kubeconfig = ""
+  alias    = "manager"
+  project  = var.project
+  location = var.manager.location
+  cluster  = var.manager.cluster
 }
 
 provider "mlplatform" {
-  alias      = "europe"
-  project    = var.project
-  location   = var.europe.location
-  cluster    = var.europe.cluster
-  kubeconfig = ""
+  alias    = "europe"
+  project  = var.project
+  location = var.europe.location
+  cluster  = var.europe.cluster
 }
 
 provider "mlplatform" {
-  alias      = "us"
-  project    = var.project
-  location   = var.us.location
-  cluster    = var.us.cluster
-  kubeconfig = ""
+  alias    = "us"
+  project  = var.project
+  location = var.us.location
+  cluster  = var.us.cluster
 }
 
 # Each team's nvidia.com/gpu quota in each worker. The manager's quota per
