@@ -159,15 +159,20 @@ func createNamespaces(ctx context.Context, t *testing.T, m *testenv.Multi) {
 	}
 }
 
-// deleteJobs deletes the team's Jobs in every cluster, so their Workloads do
-// not hold up the queues' deletion.
-func deleteJobs(ctx context.Context, m *testenv.Multi) {
+// deleteJobs deletes the Jobs of namespace ns (default the team's) in every
+// cluster and waits for their Workloads to go, so they do not hold up the
+// queues' (or the namespace's) deletion.
+func deleteJobs(ctx context.Context, m *testenv.Multi, ns ...string) {
+	namespace := team
+	if len(ns) > 0 {
+		namespace = ns[0]
+	}
 	for _, e := range m.Envs() {
 		core := kubernetes.NewForConfigOrDie(e.REST)
-		_ = core.BatchV1().Jobs(team).DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}, metav1.ListOptions{})
+		_ = core.BatchV1().Jobs(namespace).DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}, metav1.ListOptions{})
 		kq := kueueclient.NewForConfigOrDie(e.REST)
 		_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
-			wls, err := kq.KueueV1beta2().Workloads(team).List(ctx, metav1.ListOptions{})
+			wls, err := kq.KueueV1beta2().Workloads(namespace).List(ctx, metav1.ListOptions{})
 			return err == nil && len(wls.Items) == 0, nil
 		})
 	}

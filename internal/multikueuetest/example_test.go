@@ -1,0 +1,118 @@
+package multikueuetest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	k8sresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
+)
+
+// examples/multi-region, with the real CLI against a manager and two
+// workers: applied, the second plan is empty, and a Job submitted to team
+// vision's LocalQueue in the manager is admitted by a worker, which holds
+// it; destroyed at the end. KUBECONFIG points at the manager, as the
+// sandbox's env file does: no worker's provider block falls back on it.
+func TestAccMultiRegionExample(t *testing.T) {
+	m := envs(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli := acctest.NewCLI(ctx, t, root,
+		"KUBECONFIG="+m.Manager.Kubeconfig, "MLPLATFORM_KUBECONFIG="+m.Manager.Kubeconfig,
+		"MLPLATFORM_PROJECT="+m.Manager.Project,
+		"MLPLATFORM_CONTAINER_ENDPOINT="+m.Manager.GCP.Addr(), "MLPLATFORM_IAM_ENDPOINT="+m.Manager.GCP.Addr(),
+		"MLPLATFORM_INSECURE_ENDPOINTS=true")
+	// The example uses ../training-cluster/modules/team: copy both, side by side.
+	for _, dir := range []string{"multi-region", filepath.Join("training-cluster", "modules")} {
+		dst := filepath.Join(cli.Dir, dir)
+		if dir == "multi-region" {
+			dst = cli.Dir
+		} else {
+			dst = filepath.Join(filepath.Dir(cli.Dir), dir)
+		}
+		if err := os.CopyFS(dst, os.DirFS(filepath.Join(root, "examples", dir))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cli.Run("get", "-no-color")
+	t.Cleanup(func() {
+		deleteJobs(context.Background(), m, "team-vision") // else the namespace refuses to go: it holds unfinished work
+		if out, code := cli.RunCode("destroy", "-auto-approve", "-input=false", "-no-color"); code != 0 {
+			t.Errorf("destroy exited %d:\n%s", code, out)
+		}
+	})
+	cli.Run("apply", "-auto-approve", "-input=false", "-no-color")
+	if out, code := cli.RunCode("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
+		t.Fatalf("plan after apply exited %d (2: not empty):\n%s", code, out)
+	}
+	// Each worker holds its own team queues; the manager holds none of theirs.
+	for i, e := range m.Workers {
+		cqs, err := kueueclient.NewForConfigOrDie(e.REST).KueueV1beta2().ClusterQueues().List(ctx, metav1.ListOptions{})
+		if err != nil || len(cqs.Items) == 0 {
+			t.Fatalf("worker-%d has no ClusterQueues (err %v)", i+1, err)
+		}
+	}
+
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "llm-finetune", Namespace: "team-vision", Labels: map[string]string{"kueue.x-k8s.io/queue-name": "gpu"}},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			// The team namespace enforces restricted Pod Security.
+			SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true),
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+			Containers: []corev1.Container{{Name: "train", Image: "trainer:latest", SecurityContext: &corev1.SecurityContext{
+				AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
+				Resources: corev1.ResourceRequirements{
+					Requests: corev1.ResourceList{"cpu": k8sresource.MustParse("8"), "memory": k8sresource.MustParse("64Gi"), "nvidia.com/gpu": k8sresource.MustParse("2")},
+					Limits:   corev1.ResourceList{"nvidia.com/gpu": k8sresource.MustParse("2")},
+				}}},
+		}}},
+	}
+	if _, err := kubernetes.NewForConfigOrDie(m.Manager.REST).BatchV1().Jobs("team-vision").Create(ctx, job, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kq := kueueclient.NewForConfigOrDie(m.Manager.REST)
+	var cluster, last string
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		wls, err := kq.KueueV1beta2().Workloads("team-vision").List(ctx, metav1.ListOptions{})
+		if err != nil || len(wls.Items) == 0 {
+			return false, nil //nolint:nilerr // retried until the deadline
+		}
+		last = fmt.Sprintf("%+v", wls.Items[0].Status.Conditions)
+		if c := wls.Items[0].Status.ClusterName; c != nil && *c != "" {
+			cluster = *c
+			return true, nil
+		}
+		return false, nil
+	}); err != nil {
+		t.Fatalf("the job was not dispatched (manager Workload %s): %v", last, err)
+	}
+	worker := map[string]int{"europe": 0, "us": 1}
+	i, ok := worker[cluster]
+	if !ok {
+		t.Fatalf("the manager's Workload names %q, not one of the example's workers", cluster)
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := kubernetes.NewForConfigOrDie(m.Workers[i].REST).BatchV1().Jobs("team-vision").Get(ctx, job.Name, metav1.GetOptions{})
+		return err == nil, nil
+	}); err != nil {
+		t.Fatalf("the manager says %s admitted the job, but that worker does not hold it: %v", cluster, err)
+	}
+	t.Logf("team vision's job was admitted by %s", cluster)
+}
