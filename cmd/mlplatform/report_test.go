@@ -46,7 +46,7 @@ func TestReportCmd(t *testing.T) {
 		"fail on checks": {args: []string{"--fail-on", "checks", sharing}, wantCode: 6,
 			wantOut: []string{"### Checks", "MLP013 gang-larger-than-pools (error)"}, wantStderr: []string{"check findings found (exit 6)"}},
 		"checks win over the other gates": {args: []string{"--fail-on", "overcommit,checks", sharing}, wantCode: 6, wantStderr: []string{"check findings, over-commit found (exit 6)"}},
-		"checks clean":                    {args: []string{"--fail-on", "checks", full}, wantCode: 0, wantOut: []string{"All 16 checks passed."}},
+		"checks clean":                    {args: []string{"--fail-on", "checks", full}, wantCode: 0, wantOut: []string{"All 17 checks passed."}},
 		"MultiKueue checks fail": {args: []string{"--fail-on", "checks", multikueue}, wantCode: 6,
 			wantOut: []string{"### MultiKueue: manager quota vs workers", "MLP015 multikueue-manager-quota-above-workers (error)", "MLP016 multikueue-manager-quota-below-workers (warning)"}},
 		"undecided does not fail":    {args: []string{"--fail-on", "checks", unknown}, wantCode: 0, wantOut: []string{"MLP013 gang-larger-than-pools (undecided)"}},
@@ -96,7 +96,7 @@ func TestReportCmd(t *testing.T) {
 // the plans internal/report's acceptance tests saved from real terraform
 // plans: one per check up to MLP014 (exit 6; MLP015 and MLP016 have a
 // hand-written fixture, multikueue.json, in TestReportCmd), the clean
-// platform and the example configuration (exit 0, "All 16 checks passed."),
+// platform and the example configuration (exit 0, "All 17 checks passed."),
 // and a plan whose check could not decide (exit 0: undecided never fails).
 func TestReportChecksOnRealPlans(t *testing.T) {
 	t.Parallel()
@@ -113,7 +113,7 @@ func TestReportChecksOnRealPlans(t *testing.T) {
 		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(plan), "real_check_"), ".json")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			wantCode, wantOut := 0, "All 16 checks passed."
+			wantCode, wantOut := 0, "All 17 checks passed."
 			switch {
 			case strings.HasPrefix(name, "mlp"):
 				wantCode, wantOut = 6, "MLP"+strings.TrimPrefix(name, "mlp")+" "

@@ -26,6 +26,7 @@ var checkDefs = []checkDef{
 	{"MLP014", "sliced-flavor-before-whole-gpus", checkSlicedBeforeWhole},
 	{"MLP015", "multikueue-manager-quota-above-workers", checkMultiKueueAbove},
 	{"MLP016", "multikueue-manager-quota-below-workers", checkMultiKueueBelow},
+	{"MLP017", "multikueue-check-misconfigured", checkMultiKueueMisconfigured},
 }
 
 func jobsOn(lqs []*lqState, cq string) string {
@@ -39,7 +40,7 @@ func jobsOn(lqs []*lqState, cq string) string {
 // planned team namespaces (or is unset, which Kueue reads as none).
 func checkQueueSelectsNoNamespace(c *checkCtx) {
 	for _, q := range c.queues {
-		lqs := c.lqsOf(q.Name)
+		lqs := c.lqsOf(q)
 		res := append([]string{q.Address}, addresses(lqs, lqAddr)...)
 		switch {
 		case q.Selector.Absent:
@@ -52,12 +53,12 @@ func checkQueueSelectsNoNamespace(c *checkCtx) {
 				fmt.Sprintf("%s: ClusterQueue %s has no namespace_selector, which Kueue reads as matching no namespace", jobsOn(lqs, q.Name), q.Name),
 				"set namespace_selector to the team namespace's selector (namespace_selector = mlplatform_team_namespace.TEAM.selector); {} selects every namespace")
 			continue
-		case q.Selector.all() || len(c.namespaces) == 0:
+		case q.Selector.all() || len(inCluster(q.at(), c.namespaces)) == 0:
 			continue // selects every namespace; or the namespaces are managed elsewhere
 		}
 		var unknown []string
 		matched := false
-		for _, ns := range c.namespaces {
+		for _, ns := range inCluster(q.at(), c.namespaces) {
 			switch {
 			case ns.LabelsUnknown:
 				unknown = append(unknown, ns.Address)
@@ -84,7 +85,7 @@ func checkLocalQueueNamespace(c *checkCtx) {
 		if !l.CQ.Known {
 			continue // MLP003 says it could not decide
 		}
-		q := c.queue(l.CQ.S)
+		q := c.queue(l.at(), l.CQ.S)
 		if q == nil || q.Selector.Absent || q.Selector.Null || q.Selector.all() {
 			continue // MLP003, MLP001; or every namespace is selected
 		}
@@ -94,7 +95,7 @@ func checkLocalQueueNamespace(c *checkCtx) {
 			continue
 		}
 		selectsSome := false
-		for _, ns := range c.namespaces {
+		for _, ns := range inCluster(q.at(), c.namespaces) {
 			if ns.LabelsUnknown || q.Selector.matches(ns.Labels) {
 				selectsSome = true
 			}
@@ -102,7 +103,7 @@ func checkLocalQueueNamespace(c *checkCtx) {
 		if !selectsSome {
 			continue // MLP001 reports the queue
 		}
-		ns := c.namespace(l.Namespace.S)
+		ns := c.namespace(l.at(), l.Namespace.S)
 		switch {
 		case ns == nil:
 			c.undecided(res, fmt.Sprintf("could not decide whether ClusterQueue %s serves LocalQueue %s: namespace %s is not an mlplatform_team_namespace of this configuration, so its labels are not in the plan",
@@ -124,7 +125,7 @@ func checkLocalQueueClusterQueue(c *checkCtx) {
 		switch {
 		case !l.CQ.Known:
 			c.undecided([]string{l.Address}, fmt.Sprintf("could not decide whether LocalQueue %s's ClusterQueue is in this configuration: cluster_queue is %s", l.label(), unknownText))
-		case c.queue(l.CQ.S) != nil:
+		case c.queue(l.at(), l.CQ.S) != nil:
 		case c.queueNameUnknown():
 			c.undecided([]string{l.Address}, fmt.Sprintf("could not decide whether ClusterQueue %s, named by LocalQueue %s, is in this configuration: a ClusterQueue's name is %s", l.CQ.S, l.label(), unknownText))
 		default:
@@ -158,7 +159,7 @@ func checkFlavorMissing(c *checkCtx) {
 		}
 		seen := map[string]bool{}
 		for _, k := range o.Keys {
-			if seen[k.Flavor] || c.flavor(k.Flavor) != nil {
+			if seen[k.Flavor] || c.flavor(o.at(), k.Flavor) != nil {
 				continue
 			}
 			seen[k.Flavor] = true
@@ -183,12 +184,12 @@ func (c *checkCtx) gpuQuotaFlavors() []*flavorCheck {
 		}
 		has := false
 		for _, q := range c.queues {
-			if _, ok := gpuQuota(q.quotaOwner, f.Name); ok {
+			if _, ok := gpuQuota(q.quotaOwner, f.Name); ok && sameCluster(f.at(), q.at()) {
 				has = true
 			}
 		}
 		for _, co := range c.cohorts {
-			if _, ok := gpuQuota(co, f.Name); ok {
+			if _, ok := gpuQuota(co, f.Name); ok && sameCluster(f.at(), co.at()) {
 				has = true
 			}
 		}
@@ -201,10 +202,10 @@ func (c *checkCtx) gpuQuotaFlavors() []*flavorCheck {
 }
 
 // quotaHolders says who holds GPU quota on the flavor: "team-a: 8, team-b: 16".
-func (c *checkCtx) quotaHolders(flavor string) string {
+func (c *checkCtx) quotaHolders(f *flavorCheck) string {
 	var parts []string
 	for _, q := range c.queues {
-		if n, ok := gpuQuota(q.quotaOwner, flavor); ok {
+		if n, ok := gpuQuota(q.quotaOwner, f.Name); ok && sameCluster(f.at(), q.at()) {
 			parts = append(parts, q.Name+": "+n.text(unknownText))
 		}
 	}
@@ -226,7 +227,7 @@ func checkFlavorSelectsNoPool(c *checkCtx) {
 			c.undecided([]string{f.Address}, fmt.Sprintf("could not decide whether flavor %s selects a GPU pool: its node_labels or a pool's node_selector is %s", f.Name, unknownText))
 		case len(pools) == 0:
 			c.add(SevError, []string{f.Address},
-				fmt.Sprintf("quota on flavor %s (%s nvidia.com/gpu) is for capacity that cannot exist: its node_labels select no mlplatform_gpu_pool of this configuration, so workloads admitted on it stay Pending", f.Name, c.quotaHolders(f.Name)),
+				fmt.Sprintf("quota on flavor %s (%s nvidia.com/gpu) is for capacity that cannot exist: its node_labels select no mlplatform_gpu_pool of this configuration, so workloads admitted on it stay Pending", f.Name, c.quotaHolders(f)),
 				"set the flavor's node_labels to its pool's node_selector (node_labels = mlplatform_gpu_pool.POOL.node_selector)")
 		}
 	}
@@ -267,7 +268,7 @@ func checkFlavorMixedPools(c *checkCtx) {
 // a flavor of it lacks tolerations in the plan (taint rules skip the pool);
 // unknown when a flavor's node_labels or the pool's node_selector is.
 func (c *checkCtx) poolFlavors(p *poolCheck) (flavors []*flavorCheck, unknown bool) {
-	for _, f := range c.flavors {
+	for _, f := range inCluster(p.at(), c.flavors) {
 		if f.LabelsUnknown || p.SelectorUnknown {
 			unknown = true
 			continue
@@ -378,7 +379,7 @@ func checkPoolTaintUntolerated(c *checkCtx) {
 func checkQueuedWithoutCheck(c *checkCtx) {
 	for _, q := range c.queues {
 		for _, fname := range q.flavorNames() {
-			f := c.flavor(fname)
+			f := c.flavor(q.at(), fname)
 			if f == nil {
 				continue // MLP004
 			}
@@ -401,7 +402,7 @@ func checkQueuedWithoutCheck(c *checkCtx) {
 			}
 			guarded, other := false, []string{}
 			for _, name := range q.checksOn(fname) {
-				pc := c.provCheck(name)
+				pc := c.provCheck(q.at(), name)
 				if pc == nil {
 					other = append(other, name)
 					continue
@@ -440,7 +441,7 @@ func checkProvisioningWithoutQueued(c *checkCtx) {
 		}
 		sort.Strings(checkNames)
 		for _, name := range checkNames {
-			pc := c.provCheck(name)
+			pc := c.provCheck(q.at(), name)
 			if pc == nil {
 				continue
 			}
@@ -456,7 +457,7 @@ func checkProvisioningWithoutQueued(c *checkCtx) {
 			var res []string
 			undecided := !ok
 			for _, fname := range on {
-				f := c.flavor(fname)
+				f := c.flavor(q.at(), fname)
 				if f == nil {
 					continue
 				}
@@ -498,7 +499,7 @@ func checkProvisioningWithoutQueued(c *checkCtx) {
 // turns off metadata_server or dns.
 func checkWIBlockedByPolicy(c *checkCtx) {
 	for _, w := range c.identities {
-		for _, p := range c.policies {
+		for _, p := range inCluster(w.at(), c.policies) {
 			res := []string{w.Address, p.Address}
 			if !w.Namespace.Known || !p.Namespace.Known {
 				if w.Namespace.Unknown || p.Namespace.Unknown {
@@ -546,12 +547,12 @@ func checkWIWithoutMetadataServer(c *checkCtx) {
 		var queues []string
 		unknown := false
 		seen := map[string]bool{}
-		for _, l := range c.lqs {
+		for _, l := range inCluster(w.at(), c.lqs) {
 			if !l.Namespace.Known || l.Namespace.S != w.Namespace.S || !l.CQ.Known {
 				unknown = unknown || l.Namespace.Unknown
 				continue
 			}
-			q := c.queue(l.CQ.S)
+			q := c.queue(l.at(), l.CQ.S)
 			if q == nil {
 				continue
 			}
@@ -565,7 +566,7 @@ func checkWIWithoutMetadataServer(c *checkCtx) {
 				if n.State != qKnown || n.sign() <= 0 {
 					continue
 				}
-				f := c.flavor(k.Flavor)
+				f := c.flavor(q.at(), k.Flavor)
 				if f == nil {
 					continue
 				}
@@ -616,7 +617,7 @@ func checkGangLargerThanPools(c *checkCtx) {
 		var largestQ *cqState
 		for _, q := range c.queues {
 			n, ok := gpuQuota(q.quotaOwner, f.Name)
-			if !ok {
+			if !ok || !sameCluster(f.at(), q.at()) {
 				continue
 			}
 			if n.State == qUnknown {
@@ -654,8 +655,8 @@ func checkSlicedBeforeWhole(c *checkCtx) {
 	// kind: sliced or whole GPUs; known false when the flavor is not in
 	// the configuration, has no pool or mixes both (other checks say so);
 	// undecided when a value is unknown until apply.
-	kind := func(fname string) (sliced, known, undecided bool) {
-		f := c.flavor(fname)
+	kind := func(q *cqState, fname string) (sliced, known, undecided bool) {
+		f := c.flavor(q.at(), fname)
 		if f == nil {
 			return false, false, false
 		}
@@ -687,7 +688,7 @@ func checkSlicedBeforeWhole(c *checkCtx) {
 			var sliced, undecided []string
 			found := false
 			for _, fname := range g.Flavors {
-				sl, known, und := kind(fname)
+				sl, known, und := kind(q, fname)
 				switch {
 				case und:
 					undecided = append(undecided, fname)
@@ -697,7 +698,7 @@ func checkSlicedBeforeWhole(c *checkCtx) {
 				case len(sliced) > 0:
 					res := []string{q.Address}
 					for _, s := range append(append([]string{}, sliced...), fname) {
-						if f := c.flavor(s); f != nil {
+						if f := c.flavor(q.at(), s); f != nil {
 							res = append(res, f.Address)
 						}
 					}

@@ -159,6 +159,7 @@ func boolOf(n node, def bool) (v, ok bool) {
 
 type nsState struct {
 	Address       string
+	Cluster       string
 	Name          strVal
 	Labels        map[string]string
 	LabelsUnknown bool
@@ -340,6 +341,7 @@ func (q *cqState) checksOn(flavor string) []string {
 type lqState struct {
 	Address             string
 	Namespace, Name, CQ strVal
+	Cluster             string
 }
 
 func (l *lqState) label() string {
@@ -420,6 +422,7 @@ func (p *poolCheck) gpuKind() string {
 
 type provCheckState struct {
 	Address string
+	Cluster string
 	Name    strVal
 	Class   strVal // provisioning_class; null means queued-provisioning.gke.io
 }
@@ -436,6 +439,7 @@ func (p *provCheckState) queued() (bool, bool) {
 
 type netpolState struct {
 	Address       string
+	Cluster       string
 	Namespace     strVal
 	Metadata, DNS bool
 	MetaOK, DNSOK bool
@@ -443,25 +447,34 @@ type netpolState struct {
 
 type wiState struct {
 	Address   string
+	Cluster   string
 	Namespace strVal
 	KSA       strVal
 }
 
-func checkContext(changes []ResourceChange) *checkCtx {
+func checkContext(changes []ResourceChange, keys clusterKeys) *checkCtx {
 	c := &checkCtx{}
 	eachObject(changes, sideAfter, func(rc ResourceChange, obj node) {
 		name := strOf(obj.get("name"))
+		cluster := keys.of(rc.Address)
 		switch rc.Type {
 		case "mlplatform_team_namespace":
-			c.namespaces = append(c.namespaces, namespaceOf(rc.Address, obj))
+			ns := namespaceOf(rc.Address, obj)
+			ns.Cluster = cluster
+			c.namespaces = append(c.namespaces, ns)
 		case "mlplatform_cluster_queue":
-			c.queues = append(c.queues, queueOf(rc.Address, obj))
+			q := queueOf(rc.Address, obj)
+			q.Cluster = cluster
+			c.queues = append(c.queues, q)
 		case "mlplatform_cohort":
-			c.cohorts = append(c.cohorts, ownerOf(rc.Address, obj, "parent"))
+			co := ownerOf(rc.Address, obj, "parent")
+			co.Cluster = cluster
+			c.cohorts = append(c.cohorts, co)
 		case "mlplatform_local_queue":
-			c.lqs = append(c.lqs, &lqState{Address: rc.Address, Namespace: strOf(obj.get("namespace")), Name: name, CQ: strOf(obj.get("cluster_queue"))})
+			c.lqs = append(c.lqs, &lqState{Address: rc.Address, Namespace: strOf(obj.get("namespace")), Name: name, CQ: strOf(obj.get("cluster_queue")), Cluster: cluster})
 		case "mlplatform_resource_flavor":
 			f := &flavorCheck{flavorState: flavorOf(rc.Address, obj), NameKnown: name.Known}
+			f.Cluster = cluster
 			f.Tolerations, f.TolUnknown = tolerationsOf(obj.get("tolerations"))
 			if m, ok := obj.v.(map[string]any); ok {
 				_, has := m["tolerations"]
@@ -469,11 +482,13 @@ func checkContext(changes []ResourceChange) *checkCtx {
 			}
 			c.flavors = append(c.flavors, f)
 		case "mlplatform_gpu_pool":
-			c.pools = append(c.pools, poolCheckOf(rc.Address, obj))
+			p := poolCheckOf(rc.Address, obj)
+			p.Cluster = cluster
+			c.pools = append(c.pools, p)
 		case "mlplatform_provisioning_admission_check":
-			c.provChecks = append(c.provChecks, &provCheckState{Address: rc.Address, Name: name, Class: strOf(obj.get("provisioning_class"))})
+			c.provChecks = append(c.provChecks, &provCheckState{Address: rc.Address, Cluster: cluster, Name: name, Class: strOf(obj.get("provisioning_class"))})
 		case "mlplatform_training_network_policy":
-			p := &netpolState{Address: rc.Address, Namespace: strOf(obj.get("namespace"))}
+			p := &netpolState{Address: rc.Address, Cluster: cluster, Namespace: strOf(obj.get("namespace"))}
 			p.Metadata, p.MetaOK = boolOf(obj.get("metadata_server"), true)
 			p.DNS, p.DNSOK = boolOf(obj.get("dns"), true)
 			c.policies = append(c.policies, p)
@@ -489,7 +504,7 @@ func checkContext(changes []ResourceChange) *checkCtx {
 			}
 			c.mkChecks = append(c.mkChecks, m)
 		case "mlplatform_workload_identity":
-			c.identities = append(c.identities, &wiState{Address: rc.Address, Namespace: strOf(obj.get("namespace")), KSA: strOf(obj.get("kubernetes_service_account"))})
+			c.identities = append(c.identities, &wiState{Address: rc.Address, Cluster: cluster, Namespace: strOf(obj.get("namespace")), KSA: strOf(obj.get("kubernetes_service_account"))})
 		}
 	})
 	return c
@@ -651,14 +666,114 @@ func poolCheckOf(addr string, obj node) *poolCheck {
 
 // --- lookups -------------------------------------------------------------------
 
-func (c *checkCtx) queue(name string) *cqState {
-	for _, q := range c.queues {
-		if q.NameKnown && q.Name == name {
-			return q
+// at is where a resource is: its address and its cluster (the key of its
+// provider configuration, "" when the plan does not say).
+type at struct{ Address, Cluster string }
+
+func (q *cqState) at() at        { return at{q.Address, q.Cluster} }
+func (o *quotaOwner) at() at     { return at{o.Address, o.Cluster} }
+func (l *lqState) at() at        { return at{l.Address, l.Cluster} }
+func (f *flavorCheck) at() at    { return at{f.Address, f.Cluster} }
+func (p *poolCheck) at() at      { return at{p.Address, p.Cluster} }
+func (n *nsState) at() at        { return at{n.Address, n.Cluster} }
+func (p *provCheckState) at() at { return at{p.Address, p.Cluster} }
+func (p *netpolState) at() at    { return at{p.Address, p.Cluster} }
+func (w *wiState) at() at        { return at{w.Address, w.Cluster} }
+
+// sameCluster: both are in one cluster, or the plan does not say for one
+// of them.
+func sameCluster(a, b at) bool { return a.Cluster == "" || b.Cluster == "" || a.Cluster == b.Cluster }
+
+// modulePath is the module part of an address ("" in the root module):
+// module.team["nlp"].mlplatform_local_queue.gpu → module.team["nlp"].
+func modulePath(addr string) string {
+	end := 0
+	for strings.HasPrefix(addr[end:], "module.") {
+		i := end + len("module.")
+		for i < len(addr) && addr[i] != '.' && addr[i] != '[' {
+			i++
+		}
+		if i < len(addr) && addr[i] == '[' {
+			i += len(addr[i:]) - len(afterKey(addr[i:]))
+		}
+		if i >= len(addr) || addr[i] != '.' {
+			break
+		}
+		end = i + 1
+	}
+	return addr[:end]
+}
+
+// afterKey is what follows the instance key s starts with: `["a.b"].x` → `.x`.
+func afterKey(s string) string {
+	quoted := false
+	for i := 1; i < len(s); i++ {
+		switch {
+		case quoted && s[i] == '\\':
+			i++
+		case s[i] == '"':
+			quoted = !quoted
+		case !quoted && s[i] == ']':
+			return s[i+1:]
 		}
 	}
-	return nil
+	return ""
 }
+
+// inCluster lists the resources in from's cluster.
+func inCluster[T interface{ at() at }](from at, xs []T) []T {
+	var out []T
+	for _, x := range xs {
+		if sameCluster(from, x.at()) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// near narrows the resources a reference by name may mean (those of that
+// name, in configuration order) to the referrer's cluster, and, where
+// several remain (the same team module instantiated per cluster), to the
+// referrer's module: a name is looked up where the referring resource is,
+// never across clusters.
+func near[T interface{ at() at }](from at, cands []T) []T {
+	same := inCluster(from, cands)
+	if len(same) <= 1 {
+		return same
+	}
+	var mod []T
+	for _, x := range same {
+		if modulePath(x.at().Address) == modulePath(from.Address) {
+			mod = append(mod, x)
+		}
+	}
+	if len(mod) > 0 {
+		return mod
+	}
+	return same
+}
+
+func first[T any](xs []T) T {
+	var zero T
+	if len(xs) == 0 {
+		return zero
+	}
+	return xs[0]
+}
+
+// queues lists the ClusterQueues a reference from `from` to name may mean.
+func (c *checkCtx) queuesNamed(from at, name string) []*cqState {
+	var all []*cqState
+	for _, q := range c.queues {
+		if q.NameKnown && q.Name == name {
+			all = append(all, q)
+		}
+	}
+	return near(from, all)
+}
+
+// queue is the ClusterQueue a reference from `from` to name means.
+func (c *checkCtx) queue(from at, name string) *cqState { return first(c.queuesNamed(from, name)) }
 
 func (c *checkCtx) queueNameUnknown() bool {
 	for _, q := range c.queues {
@@ -669,41 +784,52 @@ func (c *checkCtx) queueNameUnknown() bool {
 	return false
 }
 
-func (c *checkCtx) flavor(name string) *flavorCheck {
+// flavor is the ResourceFlavor a reference from `from` to name means.
+func (c *checkCtx) flavor(from at, name string) *flavorCheck {
+	var all []*flavorCheck
 	for _, f := range c.flavors {
 		if f.NameKnown && f.Name == name {
-			return f
+			all = append(all, f)
 		}
 	}
-	return nil
+	return first(near(from, all))
 }
 
-func (c *checkCtx) namespace(name string) *nsState {
+// namespace is the team namespace a reference from `from` to name means.
+func (c *checkCtx) namespace(from at, name string) *nsState {
+	var all []*nsState
 	for _, ns := range c.namespaces {
 		if ns.Name.Known && ns.Name.S == name {
-			return ns
+			all = append(all, ns)
 		}
 	}
-	return nil
+	return first(near(from, all))
 }
 
-func (c *checkCtx) provCheck(name string) *provCheckState {
+// provCheck is the provisioning admission check a reference from `from`
+// to name means.
+func (c *checkCtx) provCheck(from at, name string) *provCheckState {
+	var all []*provCheckState
 	for _, p := range c.provChecks {
 		if p.Name.Known && p.Name.S == name {
-			return p
+			all = append(all, p)
 		}
 	}
-	return nil
+	return first(near(from, all))
 }
 
-// poolsOf lists the pools whose node_selector is a subset of the flavor's
-// node_labels; unknown when the labels or a selector are unknown.
+// poolsOf lists the pools of the flavor's cluster whose node_selector is a
+// subset of the flavor's node_labels; unknown when the labels or a selector
+// are unknown.
 func (c *checkCtx) poolsOf(f *flavorCheck) ([]*poolCheck, bool) {
 	if f.LabelsUnknown {
 		return nil, true
 	}
 	var out []*poolCheck
 	for _, p := range c.pools {
+		if !sameCluster(f.at(), p.at()) {
+			continue
+		}
 		if p.SelectorUnknown {
 			return nil, true
 		}
@@ -715,11 +841,14 @@ func (c *checkCtx) poolsOf(f *flavorCheck) ([]*poolCheck, bool) {
 }
 
 // lqsOf lists the LocalQueues that name the ClusterQueue.
-func (c *checkCtx) lqsOf(cq string) []*lqState {
+func (c *checkCtx) lqsOf(q *cqState) []*lqState {
 	var out []*lqState
 	for _, l := range c.lqs {
-		if l.CQ.Known && l.CQ.S == cq {
-			out = append(out, l)
+		for _, x := range c.resolve(l) {
+			if x == q {
+				out = append(out, l)
+				break
+			}
 		}
 	}
 	return out
@@ -756,7 +885,7 @@ func plural(n int, one, many string) string {
 
 // --- rendering -------------------------------------------------------------------
 
-// checksSummary: "all 16 checks passed", or what was found.
+// checksSummary: "all 17 checks passed", or what was found.
 func checksSummary(r Report) string {
 	n := CheckCount()
 	counts := map[Severity]int{}

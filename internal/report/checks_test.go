@@ -145,8 +145,8 @@ func TestChecksBaseIsClean(t *testing.T) {
 	if err := Render(&b, r, Markdown); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "### Checks\n\nAll 16 checks passed.") {
-		t.Errorf("no \"All 16 checks passed\":\n%s", b.String())
+	if !strings.Contains(b.String(), "### Checks\n\nAll 17 checks passed.") {
+		t.Errorf("no \"All 17 checks passed\":\n%s", b.String())
 	}
 }
 
@@ -195,6 +195,37 @@ func TestChecks(t *testing.T) {
 	}
 	b := basePlatform
 	cases := map[string]tc{
+		"MLP017 MultiKueue check on the whole queue": {"MLP017", func() platform { return withMultiKueue(b(), "16", "8", "8") }, nil},
+		"MLP017 MultiKueue check on every flavor of the queue": {"MLP017", func() platform {
+			return withMultiKueue(b(), "16", "8", "8").set("mlplatform_cluster_queue.a", "admission_checks", obj("multikueue", obj("on_flavors", []any{"h100"})))
+		}, nil},
+		"MLP017 MultiKueue check with empty on_flavors": {"MLP017", func() platform {
+			return withMultiKueue(b(), "16", "8", "8").set("mlplatform_cluster_queue.a", "admission_checks", obj("multikueue", obj("on_flavors", []any{})))
+		}, nil},
+		"MLP017 MultiKueue check on some flavors": {"MLP017", func() platform {
+			return withMultiKueue(b(), "16", "8", "8").set("mlplatform_cluster_queue.a", "admission_checks", obj("multikueue", obj("on_flavors", []any{"h100"})),
+				"resource_groups", gpuQuotaGroup("h100", "16", "a100", "0"))
+		}, []Severity{E}},
+		"MLP017 MultiKueue check on some flavors, resource_groups unknown": {"MLP017", func() platform {
+			return withMultiKueue(b(), "16", "8", "8").set("mlplatform_cluster_queue.a", "admission_checks", obj("multikueue", obj("on_flavors", []any{"h100"}))).
+				unknownAt("mlplatform_cluster_queue.a", "resource_groups")
+		}, []Severity{U}},
+		"MLP017 two MultiKueue checks": {"MLP017", func() platform {
+			return withMultiKueue(b(), "16", "8", "8").add("mlplatform_multikueue_check.mk2", obj("name", "multikueue-2", "clusters", []any{"worker-3"})).
+				set("mlplatform_cluster_queue.a", "admission_checks", obj("multikueue", obj("on_flavors", nil), "multikueue-2", obj("on_flavors", nil)))
+		}, []Severity{E}},
+		"MLP017 MultiKueue and provisioning checks": {"MLP017", func() platform {
+			return withMultiKueue(b(), "16", "8", "8").add("mlplatform_provisioning_admission_check.dws", obj("name", "dws", "provisioning_class", nil)).
+				set("mlplatform_cluster_queue.a", "admission_checks", obj("multikueue", obj("on_flavors", nil), "dws", obj("on_flavors", []any{"h100"})))
+		}, []Severity{E}},
+		"MLP017 provisioning check of another class too": {"MLP017", func() platform {
+			return withMultiKueue(b(), "16", "8", "8").add("mlplatform_provisioning_admission_check.dws", obj("name", "dws", "provisioning_class", "best-effort.x-k8s.io")).
+				set("mlplatform_cluster_queue.a", "admission_checks", obj("multikueue", obj("on_flavors", nil), "dws", obj("on_flavors", nil)))
+		}, []Severity{E}},
+		"MLP017 provisioning check on a worker queue": {"MLP017", func() platform {
+			return withMultiKueue(b(), "16", "8", "8").add("mlplatform_provisioning_admission_check.dws", obj("name", "dws", "provisioning_class", nil)).
+				set("module.w1.mlplatform_cluster_queue.a", "admission_checks", obj("dws", obj("on_flavors", nil)))
+		}, nil},
 		"MLP001 selects another team": {"MLP001", func() platform {
 			return b().set("mlplatform_cluster_queue.a", "namespace_selector", obj("match_labels", obj("mlplatform.dev/team", "nlp-research")))
 		}, []Severity{E}},

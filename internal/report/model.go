@@ -75,8 +75,9 @@ type QuotaTotal struct {
 // GPUs its pools can provide.
 type FlavorCapacity struct {
 	Flavor       string
-	Admissible   Delta // sum of nominal GPU quota of every ClusterQueue and Cohort
-	Peak         Qty   // after: most one queue may hold (nominal + what it may borrow)
+	Cluster      string // provider configuration key of the flavor's cluster, "" when the plan does not say
+	Admissible   Delta  // sum of nominal GPU quota of every ClusterQueue and Cohort
+	Peak         Qty    // after: most one queue may hold (nominal + what it may borrow)
 	PeakQueue    string
 	Provided     Delta // sum of max_nodes × allocatable_gpus_per_node (or gpu.count) of matching pools
 	Pools        []string
@@ -128,8 +129,9 @@ const FlexStartWindowHours = 7 * 24
 
 // Build reads the plan into a report.
 func Build(p Plan, opts Options) Report {
-	before := snapshotOf(p.ResourceChanges, sideBefore)
-	after := snapshotOf(p.ResourceChanges, sideAfter)
+	keys := clusterKeysOf(p)
+	before := snapshotOf(p.ResourceChanges, sideBefore, keys)
+	after := snapshotOf(p.ResourceChanges, sideAfter, keys)
 	r := Report{
 		Prices:      PriceInfo{Source: opts.Prices.Source(), Date: opts.Prices.Date(), Region: opts.Prices.Region()},
 		PoolsInPlan: len(before.Pools)+len(after.Pools) > 0,
@@ -141,10 +143,24 @@ func Build(p Plan, opts Options) Report {
 	r.Costs, r.CostTotal = costs(before, after, opts.Prices)
 	r.SlicedPools = poolSharing(before, after, opts.Prices)
 	r.Drift = drift(p.ResourceDrift)
-	checks := checkContext(p.ResourceChanges)
+	checks := checkContext(p.ResourceChanges, keys)
 	r.MultiKueue = checks.multiKueue()
 	r.Checks = checks.run()
 	return r
+}
+
+// flavorLabel is the flavor's name, with its cluster's provider
+// configuration when the capacity check has flavors of several clusters:
+// "h100-spot (mlplatform.europe)".
+func (r Report) flavorLabel(c FlavorCapacity) string {
+	clusters := map[string]bool{}
+	for _, x := range r.Capacity {
+		clusters[x.Cluster] = true
+	}
+	if len(clusters) > 1 && c.Cluster != "" {
+		return c.Flavor + " (" + c.Cluster + ")"
+	}
+	return c.Flavor
 }
 
 // Overcommitted says whether any flavor's queues may admit more GPUs than
@@ -388,20 +404,62 @@ func cohortTotals(cohort string, rows []QuotaRow, moved []qkey, before, after []
 
 // --- capacity ----------------------------------------------------------------
 
+// flavorKey is a flavor in a cluster: flavors (and their queues and pools)
+// of the same name in different clusters of a MultiKueue platform are not
+// one flavor. Cluster is "" in a plan without configuration.
+type flavorKey struct{ Cluster, Name string }
+
+// capacityOwners lists the ClusterQueues and Cohorts of the cluster that
+// count towards its pools: MultiKueue manager ClusterQueues do not, as their
+// workloads run in the workers (the MultiKueue table compares them).
+func capacityOwners(s snapshot, cluster string) (queues, cohorts []*quotaOwner) {
+	for _, q := range s.Queues {
+		if q.Cluster == cluster && !s.manager(q) {
+			queues = append(queues, q)
+		}
+	}
+	for _, c := range s.Cohorts {
+		if c.Cluster == cluster {
+			cohorts = append(cohorts, c)
+		}
+	}
+	return queues, cohorts
+}
+
 // admissible is the sum of the nominal GPU quota of every ClusterQueue and
-// Cohort for the flavor: borrowing moves unused quota inside a cohort tree
-// but never adds to it, so this is the most the queues may hold at once.
-func admissible(s snapshot, flavor string) Qty {
+// Cohort of the cluster for the flavor, MultiKueue managers' aside:
+// borrowing moves unused quota inside a cohort tree but never adds to it,
+// so this is the most the queues may hold at once.
+func admissible(s snapshot, f flavorKey) Qty {
 	total := knownQty("0")
-	for _, owners := range [][]*quotaOwner{s.Queues, s.Cohorts} {
+	queues, cohorts := capacityOwners(s, f.Cluster)
+	for _, owners := range [][]*quotaOwner{queues, cohorts} {
 		for _, o := range owners {
 			if o.GroupsUnknown {
 				return Qty{State: qUnknown}
 			}
-			total = total.plus(o.Quotas[qkey{flavor, gpuResource}].Nominal)
+			total = total.plus(o.Quotas[qkey{f.Name, gpuResource}].Nominal)
 		}
 	}
 	return total
+}
+
+// managerQuota is the nominal GPU quota of the cluster's MultiKueue manager
+// ClusterQueues on the flavor; ok is false when none has quota on it.
+func managerQuota(s snapshot, f flavorKey) (total Qty, ok bool) {
+	total = knownQty("0")
+	for _, q := range s.Queues {
+		if q.Cluster != f.Cluster || !s.manager(q) {
+			continue
+		}
+		if q.GroupsUnknown {
+			return Qty{State: qUnknown}, true
+		}
+		if n, has := q.Quotas[qkey{f.Name, gpuResource}]; has {
+			total, ok = total.plus(n.Nominal), true
+		}
+	}
+	return total, ok
 }
 
 // peak is the most one queue may hold of the flavor's GPUs: its nominal quota
@@ -409,10 +467,11 @@ func admissible(s snapshot, flavor string) Qty {
 // capped by what the rest of its cohort can lend (each other member's
 // lending_limit, or all of its nominal quota when unset, plus the cohort's
 // own quota). Parent cohorts are not counted.
-func peak(s snapshot, flavor string) (Qty, string) {
-	k := qkey{flavor, gpuResource}
+func peak(s snapshot, f flavorKey) (Qty, string) {
+	k := qkey{f.Name, gpuResource}
+	queues, _ := capacityOwners(s, f.Cluster)
 	best, bestName := Qty{}, ""
-	for _, q := range s.Queues {
+	for _, q := range queues {
 		own, ok := q.Quotas[k]
 		if !ok && !q.GroupsUnknown {
 			continue
@@ -425,7 +484,7 @@ func peak(s snapshot, flavor string) (Qty, string) {
 			p = own.Nominal
 		default:
 			lendable := knownQty("0")
-			for _, o := range s.Queues {
+			for _, o := range queues {
 				if o == q || cohortKey(o) != q.Parent.Raw {
 					continue
 				}
@@ -443,7 +502,7 @@ func peak(s snapshot, flavor string) (Qty, string) {
 					lendable = lendable.plus(oq.Nominal)
 				}
 			}
-			if c := s.cohort(q.Parent.Raw); c != nil {
+			if c := s.cohort(f.Cluster, q.Parent.Raw); c != nil {
 				if c.GroupsUnknown {
 					lendable = Qty{State: qUnknown}
 				} else {
@@ -469,10 +528,11 @@ func peak(s snapshot, flavor string) (Qty, string) {
 }
 
 // provided sums max_nodes × allocatable_gpus_per_node (gpu.count in plans
-// without it) over the pools whose node selector matches the flavor's node
-// labels: on GKE each MIG slice or shared GPU is one nvidia.com/gpu.
-func provided(s snapshot, flavor string) (Qty, []string, string) {
-	f := s.flavor(flavor)
+// without it) over the cluster's pools whose node selector matches the
+// flavor's node labels: on GKE each MIG slice or shared GPU is one
+// nvidia.com/gpu.
+func provided(s snapshot, fk flavorKey) (Qty, []string, string) {
+	f := s.flavor(fk.Cluster, fk.Name)
 	if f == nil {
 		return Qty{}, nil, "ResourceFlavor not in this plan"
 	}
@@ -483,6 +543,9 @@ func provided(s snapshot, flavor string) (Qty, []string, string) {
 	var names []string
 	unknownWhy := ""
 	for _, p := range s.Pools {
+		if p.Cluster != fk.Cluster {
+			continue
+		}
 		if p.SelectorUnknown {
 			return Qty{State: qUnknown}, nil, "a pool's node_selector is " + unknownText
 		}
@@ -505,38 +568,63 @@ func provided(s snapshot, flavor string) (Qty, []string, string) {
 	return total, names, ""
 }
 
+// managerFlavorStatus is the capacity status of a flavor only MultiKueue
+// manager ClusterQueues hold quota on: it has no pool behind it by design.
+const managerFlavorStatus = "MultiKueue manager flavor: capacity is the workers'"
+
 func capacity(before, after snapshot, poolsInPlan bool, sharing map[string]*FlavorSharing) []FlavorCapacity {
-	names := map[string]bool{}
+	keys := map[flavorKey]bool{}
 	for _, s := range []snapshot{before, after} {
 		for _, f := range s.Flavors {
-			names[f.Name] = true
+			keys[flavorKey{f.Cluster, f.Name}] = true
 		}
 		for _, owners := range [][]*quotaOwner{s.Queues, s.Cohorts} {
 			for _, o := range owners {
 				for k := range o.Quotas {
 					if k.Resource == gpuResource {
-						names[k.Flavor] = true
+						keys[flavorKey{o.Cluster, k.Flavor}] = true
 					}
 				}
 			}
 		}
 	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
+	sorted := make([]flavorKey, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
 	}
-	sort.Strings(sorted)
+	sort.Slice(sorted, func(i, j int) bool {
+		if sorted[i].Name != sorted[j].Name {
+			return sorted[i].Name < sorted[j].Name
+		}
+		return sorted[i].Cluster < sorted[j].Cluster
+	})
 	var out []FlavorCapacity
 	for _, n := range sorted {
-		fc := FlavorCapacity{Flavor: n, Admissible: Delta{admissible(before, n), admissible(after, n)}}
-		if after.flavor(n) == nil && before.flavor(n) != nil && fc.Admissible.After.orZero().sign() == 0 {
-			fc.Status = "flavor removed"
-			fc.Provided.Before, _, _ = provided(before, n)
-			out = append(out, fc)
-			continue
+		fc := FlavorCapacity{Flavor: n.Name, Cluster: n.Cluster, Admissible: Delta{admissible(before, n), admissible(after, n)}}
+		if after.flavor(n.Cluster, n.Name) == nil && before.flavor(n.Cluster, n.Name) != nil && fc.Admissible.After.orZero().sign() == 0 {
+			if _, mgr := managerQuota(before, n); !mgr {
+				fc.Status = "flavor removed"
+				fc.Provided.Before, _, _ = provided(before, n)
+				out = append(out, fc)
+				continue
+			}
 		}
 		if fc.Admissible.Before.orZero().sign() == 0 && fc.Admissible.After.orZero().sign() == 0 &&
 			fc.Admissible.Before.State != qUnknown && fc.Admissible.After.State != qUnknown {
+			mb, inBefore := managerQuota(before, n)
+			ma, inAfter := managerQuota(after, n)
+			if inBefore || inAfter {
+				// only MultiKueue managers hold quota on it
+				fc.Admissible = Delta{mb, ma}
+				if !inBefore {
+					fc.Admissible.Before = Qty{}
+				}
+				if !inAfter {
+					fc.Admissible.After = Qty{}
+				}
+				fc.Status = managerFlavorStatus
+				out = append(out, fc)
+			}
 			continue // no GPU quota on this flavor on either side
 		}
 		fc.Peak, fc.PeakQueue = peak(after, n)
@@ -544,7 +632,7 @@ func capacity(before, after snapshot, poolsInPlan bool, sharing map[string]*Flav
 		var why string
 		fc.Provided.After, fc.Pools, why = provided(after, n)
 		adm, prov := fc.Admissible.After, fc.Provided.After
-		fs := sharing[n]
+		fs := sharing[n.Name]
 		switch {
 		case !poolsInPlan:
 			fc.Status = "not checked: no mlplatform_gpu_pool in this plan"
@@ -609,20 +697,54 @@ func poolCost(p *poolState, prices pricing.Table) (hourly, window Money) {
 	return hourly, window
 }
 
-func costs(before, after snapshot, prices pricing.Table) ([]PoolCost, CostTotal) {
-	b, a := map[string]*poolState{}, map[string]*poolState{}
-	names := map[string]bool{}
-	for _, p := range before.Pools {
-		b[p.Name], names[p.Name] = p, true
+// poolsByLabel indexes both sides' pools by label, in label order: a pool's
+// name, or where pools of different addresses share a name (one per cluster
+// of a MultiKueue platform) the name and the pool's project/location/cluster,
+// or its address when those do not tell them apart. Pools are never merged
+// by name alone.
+func poolsByLabel(before, after []*poolState) (b, a map[string]*poolState, sorted []string) {
+	addrs := map[string]map[string]bool{}
+	where := map[string]map[string]string{} // name → where → address
+	for _, p := range append(append([]*poolState{}, before...), after...) {
+		if addrs[p.Name] == nil {
+			addrs[p.Name], where[p.Name] = map[string]bool{}, map[string]string{}
+		}
+		addrs[p.Name][p.Address] = true
+		if p.Where != "" {
+			if other, seen := where[p.Name][p.Where]; !seen || other == p.Address {
+				where[p.Name][p.Where] = p.Address
+			} else {
+				where[p.Name][p.Where] = "" // two addresses at one place: use addresses
+			}
+		}
 	}
-	for _, p := range after.Pools {
-		a[p.Name], names[p.Name] = p, true
+	label := func(p *poolState) string {
+		if len(addrs[p.Name]) <= 1 {
+			return p.Name
+		}
+		if p.Where != "" && where[p.Name][p.Where] == p.Address {
+			return p.Name + " (" + p.Where + ")"
+		}
+		return p.Address
 	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
+	b, a = map[string]*poolState{}, map[string]*poolState{}
+	labels := map[string]bool{}
+	for _, p := range before {
+		b[label(p)], labels[label(p)] = p, true
+	}
+	for _, p := range after {
+		a[label(p)], labels[label(p)] = p, true
+	}
+	sorted = make([]string, 0, len(labels))
+	for n := range labels {
 		sorted = append(sorted, n)
 	}
 	sort.Strings(sorted)
+	return b, a, sorted
+}
+
+func costs(before, after snapshot, prices pricing.Table) ([]PoolCost, CostTotal) {
+	b, a, sorted := poolsByLabel(before.Pools, after.Pools)
 	var out []PoolCost
 	var total CostTotal
 	add := func(t *Money, m Money, unknown *int) {

@@ -60,37 +60,14 @@ type mkCheckState struct {
 	Clusters []string // nil when unknown
 }
 
-// moduleOf is the module part of a resource address ("" in the root
-// module): module.team["nlp"].mlplatform_local_queue.gpu → module.team["nlp"].
-func moduleOf(addr, typ string) string {
-	for i := strings.LastIndex(addr, typ+"."); i >= 0; i = strings.LastIndex(addr[:i], typ+".") {
-		if i == 0 || addr[i-1] == '.' {
-			return addr[:i]
-		}
-	}
-	return ""
-}
-
 // resolve lists the ClusterQueues a LocalQueue may name: those of its
-// cluster_queue name, narrowed to its own module when several clusters have
-// a queue of that name (the same team module instantiated per cluster).
+// cluster_queue name in its cluster, narrowed to its own module when
+// several have that name (the same team module instantiated per cluster).
 func (c *checkCtx) resolve(l *lqState) []*cqState {
 	if !l.CQ.Known {
 		return nil
 	}
-	var all, same []*cqState
-	for _, q := range c.queues {
-		if q.NameKnown && q.Name == l.CQ.S {
-			all = append(all, q)
-			if moduleOf(q.Address, "mlplatform_cluster_queue") == moduleOf(l.Address, "mlplatform_local_queue") {
-				same = append(same, q)
-			}
-		}
-	}
-	if len(all) > 1 && len(same) > 0 {
-		return same
-	}
-	return all
+	return c.queuesNamed(l.at(), l.CQ.S)
 }
 
 // mkRole says whether a ClusterQueue is a MultiKueue manager: the
@@ -114,7 +91,7 @@ func (c *checkCtx) mkRole(q *cqState) (checks []string, undecided string) {
 		switch {
 		case known[name]:
 			checks = append(checks, name)
-		case c.provCheck(name) == nil:
+		case c.provCheck(q.at(), name) == nil:
 			other = append(other, name)
 		}
 	}
@@ -408,4 +385,93 @@ func checkMultiKueueBelow(c *checkCtx) {
 				fmt.Sprintf("set the manager's nominal_quota of %s to the workers' sum, %s, or lower the workers' quota", r.Resource, r.Workers.Raw))
 		}
 	}
+}
+
+// MLP017: a ClusterQueue whose admission checks Kueue refuses to combine
+// with a MultiKueue check. Kueue v0.17 keeps such a queue inactive, so it
+// admits nothing (pkg/cache/scheduler/clusterqueue.go, updateWithAdmissionChecks
+// and inactiveReason):
+//   - a MultiKueue check whose flavors are not all the queue's flavors
+//     (on_flavors naming some of them; none or all is the queue-wide check):
+//     ClusterQueueActiveReasonMultiKueueAdmissionCheckAppliedPerFlavor;
+//   - two MultiKueue checks: ClusterQueueActiveReasonMultipleMultiKueueAdmissionChecks;
+//   - a MultiKueue check and a ProvisioningRequest check (any
+//     mlplatform_provisioning_admission_check, whatever its flavors or
+//     provisioning_class): ClusterQueueActiveReasonMultiKueueWithProvisioningRequest.
+func checkMultiKueueMisconfigured(c *checkCtx) {
+	for _, q := range c.queues {
+		checks, why := c.mkRole(q)
+		if why != "" || len(checks) == 0 {
+			continue // MLP015 says it could not decide
+		}
+		res := []string{q.Address}
+		for _, m := range c.mkChecks {
+			for _, n := range checks {
+				if m.Name.Known && m.Name.S == n {
+					res = append(res, m.Address)
+				}
+			}
+		}
+		if len(checks) > 1 {
+			c.add(SevError, res,
+				fmt.Sprintf("ClusterQueue %s admits no workload: it lists MultiKueue admission checks %s, and Kueue keeps a ClusterQueue with more than one MultiKueue check inactive (MultipleMultiKueueAdmissionChecks)", q.Name, strings.Join(checks, ", ")),
+				"keep one MultiKueue check on the ClusterQueue, and list every worker cluster in that check's clusters")
+		}
+		var all []string
+		for _, g := range q.Groups {
+			all = append(all, g.Flavors...)
+		}
+		all = dedupe(all)
+		for _, n := range checks {
+			on := q.Checks[n]
+			if len(on) == 0 {
+				continue // the whole queue
+			}
+			if q.GroupsUnknown {
+				c.undecided(res, fmt.Sprintf("could not decide whether MultiKueue check %s of ClusterQueue %s covers all its flavors, as Kueue requires: its resource_groups are %s", n, q.Name, unknownText))
+				continue
+			}
+			if sameSet(on, all) {
+				continue
+			}
+			c.add(SevError, res,
+				fmt.Sprintf("ClusterQueue %s admits no workload: its MultiKueue check %s has on_flavors (%s), and Kueue keeps a ClusterQueue whose MultiKueue check applies to some of its flavors only inactive (MultiKueueAdmissionCheckAppliedPerFlavor)", q.Name, n, strings.Join(on, ", ")),
+				fmt.Sprintf("drop on_flavors from the MultiKueue check: admission_checks = { (%s.name) = {} }; a MultiKueue check dispatches the whole queue's workloads", firstAddr(res[1:], "mlplatform_multikueue_check.NAME")))
+		}
+		var prov []string
+		provRes := append([]string{}, res...)
+		for name := range q.Checks {
+			if pc := c.provCheck(q.at(), name); pc != nil {
+				prov = append(prov, name)
+				provRes = append(provRes, pc.Address)
+			}
+		}
+		sort.Strings(prov)
+		if len(prov) > 0 {
+			c.add(SevError, provRes,
+				fmt.Sprintf("ClusterQueue %s admits no workload: it lists MultiKueue check %s and provisioning admission check %s, and Kueue keeps a ClusterQueue with both inactive (MultiKueueWithProvisioningRequest)", q.Name, strings.Join(checks, ", "), strings.Join(prov, ", ")),
+				"drop the provisioning check from the manager's ClusterQueue and put it on the workers' ClusterQueues, where the queued-provisioning pools and their ProvisioningRequests are")
+		}
+	}
+}
+
+// sameSet says whether a and b hold the same strings.
+func sameSet(a, b []string) bool {
+	in := map[string]bool{}
+	for _, x := range a {
+		in[x] = true
+	}
+	for _, x := range b {
+		if !in[x] {
+			return false
+		}
+	}
+	return len(in) == len(dedupe(b))
+}
+
+func firstAddr(addrs []string, def string) string {
+	if len(addrs) == 0 {
+		return def
+	}
+	return addrs[0]
 }

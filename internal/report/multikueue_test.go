@@ -237,17 +237,19 @@ func TestMultiKueueMessages(t *testing.T) {
 	}
 }
 
-func TestModuleOf(t *testing.T) {
+func TestModulePath(t *testing.T) {
 	t.Parallel()
 	tests := map[string]string{
 		"mlplatform_local_queue.gpu":                                                        "",
 		`module.team["nlp"].mlplatform_local_queue.gpu`:                                     `module.team["nlp"].`,
 		`module.w1.module.team["mlplatform_local_queue.x"].mlplatform_local_queue.gpu["a"]`: `module.w1.module.team["mlplatform_local_queue.x"].`,
 		`module.m.mlplatform_local_queue.gpu["xmlplatform_local_queue.z"]`:                  `module.m.`,
+		`module.t["a\"].b"].mlplatform_local_queue.gpu`:                                     `module.t["a\"].b"].`,
+		`module.t[0].module.u["x"].mlplatform_cluster_queue.q[1]`:                           `module.t[0].module.u["x"].`,
 	}
 	for addr, want := range tests {
-		if got := moduleOf(addr, "mlplatform_local_queue"); got != want {
-			t.Errorf("moduleOf(%q) = %q, want %q", addr, got, want)
+		if got := modulePath(addr); got != want {
+			t.Errorf("modulePath(%q) = %q, want %q", addr, got, want)
 		}
 	}
 }

@@ -22,6 +22,36 @@ type Plan struct {
 	FormatVersion   string           `json:"format_version"`
 	ResourceChanges []ResourceChange `json:"resource_changes"`
 	ResourceDrift   []ResourceChange `json:"resource_drift"`
+	// Configuration is read for each resource's provider configuration:
+	// the cluster it is in, on a platform of several clusters (one provider
+	// alias each). Absent in hand-written or trimmed plans, which are read
+	// as one cluster.
+	Configuration *Configuration `json:"configuration,omitempty"`
+}
+
+// Configuration is the part of the plan's configuration the report reads.
+type Configuration struct {
+	RootModule ConfigModule `json:"root_module"`
+}
+
+// ConfigModule is a module of the configuration: its resources and calls.
+type ConfigModule struct {
+	Resources   []ConfigResource      `json:"resources,omitempty"`
+	ModuleCalls map[string]ModuleCall `json:"module_calls,omitempty"`
+}
+
+// ModuleCall is a module block.
+type ModuleCall struct {
+	Module ConfigModule `json:"module"`
+}
+
+// ConfigResource is a resource block: its address within its module and
+// the key of its provider configuration. Terraform writes a child module's
+// resource with the key of the configuration passed to the module
+// (providers = { mlplatform = mlplatform.europe } gives "mlplatform.europe").
+type ConfigResource struct {
+	Address           string `json:"address"`
+	ProviderConfigKey string `json:"provider_config_key"`
 }
 
 // ResourceChange is one entry of resource_changes or resource_drift.
@@ -263,4 +293,59 @@ func kindOf(typ string) string {
 		return "MultiKueue cluster"
 	}
 	return strings.TrimPrefix(typ, "mlplatform_")
+}
+
+// clusterKeys maps a resource's configuration address (its address without
+// instance keys) to its provider configuration key, which stands for the
+// cluster it is in; nil when the plan has no configuration.
+type clusterKeys map[string]string
+
+func clusterKeysOf(p Plan) clusterKeys {
+	if p.Configuration == nil {
+		return nil
+	}
+	out := clusterKeys{}
+	var walk func(prefix string, m ConfigModule)
+	walk = func(prefix string, m ConfigModule) {
+		for _, r := range m.Resources {
+			out[prefix+r.Address] = r.ProviderConfigKey
+		}
+		for name, call := range m.ModuleCalls {
+			walk(prefix+"module."+name+".", call.Module)
+		}
+	}
+	walk("", p.Configuration.RootModule)
+	return out
+}
+
+// of is the provider configuration key of the resource at addr, "" when
+// unknown (a plan without configuration: one cluster).
+func (k clusterKeys) of(addr string) string {
+	return k[stripKeys(addr)]
+}
+
+// stripKeys drops the instance keys of an address:
+// module.team["nlp"].mlplatform_cluster_queue.this[0] →
+// module.team.mlplatform_cluster_queue.this.
+func stripKeys(addr string) string {
+	var b strings.Builder
+	depth, quoted := 0, false
+	for i := 0; i < len(addr); i++ {
+		ch := addr[i]
+		switch {
+		case quoted && ch == '\\':
+			i++
+		case quoted:
+			quoted = ch != '"'
+		case ch == '"' && depth > 0:
+			quoted = true
+		case ch == '[':
+			depth++
+		case ch == ']' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
 }

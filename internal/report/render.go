@@ -263,7 +263,7 @@ func blocks(r Report) []any {
 			if len(c.Pools) > 0 {
 				pools = strings.Join(c.Pools, ", ")
 			}
-			t.rows = append(t.rows, []string{c.Flavor, deltaText(c.Admissible), peak, deltaText(c.Provided), pools, status})
+			t.rows = append(t.rows, []string{r.flavorLabel(c), deltaText(c.Admissible), peak, deltaText(c.Provided), pools, status})
 		}
 		out = append(out, t)
 		var notes []string
@@ -398,7 +398,7 @@ func summary(r Report) string {
 	var over []string
 	for _, c := range r.Capacity {
 		if c.Overcommit {
-			over = append(over, c.Flavor)
+			over = append(over, r.flavorLabel(c))
 		}
 	}
 	if len(over) > 0 {

@@ -9,7 +9,6 @@ package report
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
@@ -310,27 +309,12 @@ func poolSharingSide(p *poolState, prices pricing.Table) (desc string, perNode, 
 }
 
 func poolSharing(before, after snapshot, prices pricing.Table) []PoolSharing {
-	b, a := map[string]*poolState{}, map[string]*poolState{}
-	names := map[string]bool{}
-	for _, p := range before.Pools {
-		b[p.Name] = p
-		if sl := p.slicing(); sl.Unit != unitGPUs {
-			names[p.Name] = true
-		}
-	}
-	for _, p := range after.Pools {
-		a[p.Name] = p
-		if sl := p.slicing(); sl.Unit != unitGPUs {
-			names[p.Name] = true
-		}
-	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
-	}
-	sort.Strings(sorted)
+	b, a, sorted := poolsByLabel(before.Pools, after.Pools)
 	out := make([]PoolSharing, 0, len(sorted))
 	for _, n := range sorted {
+		if (b[n] == nil || b[n].slicing().Unit == unitGPUs) && (a[n] == nil || a[n].slicing().Unit == unitGPUs) {
+			continue
+		}
 		ps := PoolSharing{Pool: n}
 		ps.Slicing[0], ps.PerNode.Before, ps.AtMax.Before, ps.PerGPU.Before, ps.PerUnit.Before = poolSharingSide(b[n], prices)
 		ps.Slicing[1], ps.PerNode.After, ps.AtMax.After, ps.PerGPU.After, ps.PerUnit.After = poolSharingSide(a[n], prices)

@@ -1,5 +1,7 @@
 package report
 
+import "strings"
+
 // A snapshot is the platform as one side of the plan sees it: before (the
 // state Terraform refreshed) or after (what apply will leave). Every
 // resource_changes entry contributes its before or after object, so no-op
@@ -26,6 +28,11 @@ type quotaOwner struct {
 	// GroupsUnknown: resource_groups (or a flavor name in them) is unknown
 	// until apply, so Quotas may be incomplete.
 	GroupsUnknown bool
+	// Cluster is the key of the owner's provider configuration ("" in a
+	// plan without configuration); Checks the names of a ClusterQueue's
+	// admission checks.
+	Cluster string
+	Checks  []string
 }
 
 type flavorState struct {
@@ -33,6 +40,7 @@ type flavorState struct {
 	Name          string
 	Labels        map[string]string
 	LabelsUnknown bool
+	Cluster       string // provider configuration key, "" when not known
 }
 
 type poolState struct {
@@ -58,6 +66,10 @@ type poolState struct {
 	// reports. AllocState is qAbsent in plans of providers without it.
 	Alloc      int64
 	AllocState qstate
+	// Cluster is the provider configuration key ("" when not known); Where
+	// the pool's project/location/cluster attributes, for its label.
+	Cluster string
+	Where   string
 }
 
 type snapshot struct {
@@ -65,6 +77,8 @@ type snapshot struct {
 	Cohorts []*quotaOwner
 	Flavors []*flavorState
 	Pools   []*poolState
+	// MKChecks are the known names of the mlplatform_multikueue_checks.
+	MKChecks map[string]bool
 }
 
 func (c ResourceChange) side(s side) node {
@@ -93,21 +107,51 @@ func flavorOf(addr string, obj node) *flavorState {
 	return &flavorState{Address: addr, Name: nameOf(addr, obj), Labels: labels, LabelsUnknown: unknown}
 }
 
-func snapshotOf(changes []ResourceChange, s side) snapshot {
-	var snap snapshot
+func snapshotOf(changes []ResourceChange, s side, keys clusterKeys) snapshot {
+	snap := snapshot{MKChecks: map[string]bool{}}
 	eachObject(changes, s, func(c ResourceChange, obj node) {
+		cluster := keys.of(c.Address)
 		switch c.Type {
 		case "mlplatform_cluster_queue":
-			snap.Queues = append(snap.Queues, ownerOf(c.Address, obj, "cohort"))
+			q := ownerOf(c.Address, obj, "cohort")
+			q.Cluster = cluster
+			if m, ok := obj.get("admission_checks").v.(map[string]any); ok {
+				for name := range m {
+					q.Checks = append(q.Checks, name)
+				}
+			}
+			snap.Queues = append(snap.Queues, q)
 		case "mlplatform_cohort":
-			snap.Cohorts = append(snap.Cohorts, ownerOf(c.Address, obj, "parent"))
+			co := ownerOf(c.Address, obj, "parent")
+			co.Cluster = cluster
+			snap.Cohorts = append(snap.Cohorts, co)
 		case "mlplatform_resource_flavor":
-			snap.Flavors = append(snap.Flavors, flavorOf(c.Address, obj))
+			f := flavorOf(c.Address, obj)
+			f.Cluster = cluster
+			snap.Flavors = append(snap.Flavors, f)
 		case "mlplatform_gpu_pool":
-			snap.Pools = append(snap.Pools, poolOf(c.Address, obj))
+			p := poolOf(c.Address, obj)
+			p.Cluster = cluster
+			snap.Pools = append(snap.Pools, p)
+		case "mlplatform_multikueue_check":
+			if n, ok := obj.get("name").str(); ok {
+				snap.MKChecks[n] = true
+			}
 		}
 	})
 	return snap
+}
+
+// manager says whether the ClusterQueue lists a MultiKueue check: a
+// MultiKueue manager's queue, which admits workloads only to dispatch them
+// to the workers, whose queues and pools hold the capacity.
+func (s snapshot) manager(q *quotaOwner) bool {
+	for _, n := range q.Checks {
+		if s.MKChecks[n] {
+			return true
+		}
+	}
+	return false
 }
 
 func nameOf(addr string, obj node) string {
@@ -160,6 +204,13 @@ func ownerOf(addr string, obj node, parentAttr string) *quotaOwner {
 
 func poolOf(addr string, obj node) *poolState {
 	p := &poolState{Address: addr, Name: nameOf(addr, obj)}
+	var where []string
+	for _, a := range []string{"project", "location", "cluster"} {
+		if v, ok := obj.get(a).str(); ok && v != "" {
+			where = append(where, v)
+		}
+	}
+	p.Where = strings.Join(where, "/")
 	gpu := obj.get("gpu")
 	p.GPUType, _ = gpu.get("type").str()
 	p.GPUCount, p.CountKnown = gpu.get("count").integer()
@@ -212,18 +263,20 @@ func (p *poolState) matches(labels map[string]string) bool {
 	return true
 }
 
-func (s snapshot) flavor(name string) *flavorState {
+// flavor is the flavor of that name in the cluster.
+func (s snapshot) flavor(cluster, name string) *flavorState {
 	for _, f := range s.Flavors {
-		if f.Name == name {
+		if f.Name == name && f.Cluster == cluster {
 			return f
 		}
 	}
 	return nil
 }
 
-func (s snapshot) cohort(name string) *quotaOwner {
+// cohort is the cohort of that name in the cluster.
+func (s snapshot) cohort(cluster, name string) *quotaOwner {
 	for _, c := range s.Cohorts {
-		if c.Name == name {
+		if c.Name == name && c.Cluster == cluster {
 			return c
 		}
 	}
