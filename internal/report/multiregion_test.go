@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -199,5 +201,45 @@ func TestMultiRegionPoolsOfFlavorByCluster(t *testing.T) {
 	want := [][]string{{`module.team_us["a"].mlplatform_cluster_queue.this`, "mlplatform_resource_flavor.us_h100", "mlplatform_gpu_pool.us_h100"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("MLP013 resources (-want +got):\n%s\nall findings: %+v", diff, r.Checks)
+	}
+}
+
+// testdata/real_multi_region.json is a real plan of examples/multi-region
+// (terraform show -json, against `mlplatform sandbox up --workers 2`), with
+// the manager's quota changed to the workers' sum + 8 for team vision and - 8
+// for team nlp; kept are format_version, resource_changes and, of the
+// configuration, each resource's address and provider_config_key. The
+// manager, europe and us are three provider aliases; the pools and flavors
+// of both workers share a name and are in the root module.
+func TestRealMultiRegionPlan(t *testing.T) {
+	t.Parallel()
+	r := buildFile(t, "testdata/real_multi_region.json")
+	var b bytes.Buffer
+	if err := Render(&b, r, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "real_multi_region.md", b.String())
+	var capacity, findings []string
+	for _, c := range r.Capacity {
+		capacity = append(capacity, r.flavorLabel(c)+": "+c.Admissible.After.text(unset)+" / "+c.Provided.After.text(unset)+": "+c.Status)
+	}
+	if diff := cmp.Diff([]string{
+		"h100 (mlplatform.manager): 32 / —: " + managerFlavorStatus,
+		"h100-spot (mlplatform.europe): 16 / 16: ok (0 spare)",
+		"h100-spot (mlplatform.us): 16 / 16: ok (0 spare)",
+	}, capacity); diff != "" {
+		t.Errorf("capacity (-want +got):\n%s", diff)
+	}
+	if got := len(r.Costs); got != 2 {
+		t.Errorf("%d cost rows, want 2 (a pool per worker)", got)
+	}
+	if got := fmt.Sprintf("%.2f", r.CostTotal.Hourly.After.USD); got != "142.37" {
+		t.Errorf("hourly total $%s, want $142.37 (2 pools of 16 H100)", got)
+	}
+	for _, f := range r.Checks {
+		findings = append(findings, f.ID+" "+string(f.Severity)+" "+strings.SplitN(f.What, ":", 2)[0])
+	}
+	if diff := cmp.Diff([]string{"MLP015 error team team-vision/gpu", "MLP016 warning team team-nlp/gpu"}, findings); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }

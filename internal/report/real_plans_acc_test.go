@@ -305,17 +305,19 @@ func (c reportCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest
 }
 
 // planFixture keeps the parts of a plan the report reads, indented, so the
-// saved plan is reviewable and holds nothing specific to the machine (the
-// configuration section would name the test's kubeconfig path).
+// saved plan is reviewable and holds nothing specific to the machine: of
+// the configuration section (which would name the test's kubeconfig path)
+// only each resource's address and provider_config_key.
 func planFixture(plan any) ([]byte, error) {
 	full, err := json.Marshal(plan)
 	if err != nil {
 		return nil, err
 	}
 	var parts struct {
-		FormatVersion   string          `json:"format_version"`
-		ResourceDrift   json.RawMessage `json:"resource_drift,omitempty"`
-		ResourceChanges json.RawMessage `json:"resource_changes,omitempty"`
+		FormatVersion   string                `json:"format_version"`
+		ResourceDrift   json.RawMessage       `json:"resource_drift,omitempty"`
+		ResourceChanges json.RawMessage       `json:"resource_changes,omitempty"`
+		Configuration   *report.Configuration `json:"configuration,omitempty"`
 	}
 	if err := json.Unmarshal(full, &parts); err != nil {
 		return nil, err

@@ -340,8 +340,9 @@ func blocks(r Report) []any {
 		howTo = append(howTo,
 			"MultiKueue: a team is a LocalQueue namespace/name whose ClusterQueue carries an mlplatform_multikueue_check (the manager); its workers are the "+
 				"ClusterQueues without one behind the LocalQueues of the same namespace and name. Manager quota and workers' quota are nominal quota summed over "+
-				"all flavors (the workers' over all of them), after the plan. A plan does not say which cluster a resource is in: when several ClusterQueues "+
-				"have the name a LocalQueue gives, the one in the LocalQueue's module is taken.")
+				"all flavors (the workers' over all of them), after the plan. A resource's cluster is its provider configuration (the plan's provider_config_key, "+
+				"e.g. mlplatform.europe): names are looked up in the referring resource's cluster, then its module. The capacity check compares each cluster's "+
+				"queues with its own pools and leaves the manager's ClusterQueues out: what they admit runs in the workers.")
 	}
 	out = append(out, heading{2, "How to read this report"}, bullets{howTo})
 	return out
