@@ -3,6 +3,7 @@ package multikueuetest
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -439,3 +441,78 @@ func TestAccMultiKueueNoSecretsInStateOrLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestAccMultiKueueCheckSaysWhy: a check whose workers do not connect fails
+// its apply within active_timeout, naming each worker with the real Kueue's
+// reason in plain words: no MultiKueueCluster, a kubeconfig Kueue rejects
+// (an exec plugin), a token the worker refuses, a service account without
+// RBAC, an API server that is not there.
+func TestAccMultiKueueCheckSaysWhy(t *testing.T) {
+	m := envs(t)
+	ctx := context.Background()
+	mgr, mq := clients(t, m.Manager)
+	host := m.Workers[1].REST.Host
+	ca := string(m.Workers[1].REST.CAData)
+	bad := map[string]string{
+		"exec-plugin": fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters: [{name: w, cluster: {server: %q, certificate-authority-data: %q}}]\n"+
+			"users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: gke-gcloud-auth-plugin}}}]\n"+
+			"contexts: [{name: w, context: {cluster: w, user: u}}]\ncurrent-context: w\n", host, b64(ca)),
+		"bad-token": fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters: [{name: w, cluster: {server: %q, certificate-authority-data: %q}}]\n"+
+			"users: [{name: u, user: {token: not-a-token}}]\ncontexts: [{name: w, context: {cluster: w, user: u}}]\ncurrent-context: w\n", host, b64(ca)),
+		"nowhere": fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters: [{name: w, cluster: {server: \"https://127.0.0.1:1\", certificate-authority-data: %q}}]\n"+
+			"users: [{name: u, user: {token: x}}]\ncontexts: [{name: w, context: {cluster: w, user: u}}]\ncurrent-context: w\n", b64(ca)),
+	}
+	// A token the worker accepts, of a service account without RBAC.
+	w2core, _ := clients(t, m.Workers[1])
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "no-rbac", Namespace: "kueue-system"}}
+	if _, err := w2core.CoreV1().ServiceAccounts("kueue-system").Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = w2core.CoreV1().ServiceAccounts("kueue-system").Delete(ctx, sa.Name, metav1.DeleteOptions{}) }()
+	tr, err := w2core.CoreV1().ServiceAccounts("kueue-system").CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad["no-rbac"] = fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters: [{name: w, cluster: {server: %q, certificate-authority-data: %q}}]\n"+
+		"users: [{name: u, user: {token: %q}}]\ncontexts: [{name: w, context: {cluster: w, user: u}}]\ncurrent-context: w\n", host, b64(ca), tr.Status.Token)
+	for name, kc := range bad {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name + "-kubeconfig", Namespace: "kueue-system"}, Data: map[string][]byte{"kubeconfig": []byte(kc)}}
+		if _, err := mgr.CoreV1().Secrets("kueue-system").Create(ctx, s, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		c := &kueuev1beta2.MultiKueueCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kueuev1beta2.MultiKueueClusterSpec{ClusterSource: kueuev1beta2.ClusterSource{
+			KubeConfig: &kueuev1beta2.KubeConfig{Location: s.Name, LocationType: kueuev1beta2.SecretLocationType}}}}
+		if _, err := mq.KueueV1beta2().MultiKueueClusters().Create(ctx, c, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			_ = mq.KueueV1beta2().MultiKueueClusters().Delete(ctx, name, metav1.DeleteOptions{})
+			_ = mgr.CoreV1().Secrets("kueue-system").Delete(ctx, s.Name, metav1.DeleteOptions{})
+		}()
+	}
+	t0 := time.Now()
+	acctest.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{{
+			Config: providers(m, "", false) + `
+resource "mlplatform_multikueue_check" "broken" {
+  name           = "broken"
+  clusters       = ["exec-plugin", "bad-token", "nowhere", "missing", "no-rbac"]
+  active_timeout = "20s"
+}
+`,
+			ExpectError: regexp.MustCompile(`(?s)MultiKueue AdmissionCheck broken is not active after 2\ds.*` +
+				`worker bad-token:\s+the\s+worker\s+rejects\s+the\s+manager's\s+token.*ClientConnectionFailed.*` +
+				`worker exec-plugin:\s+Kueue\s+rejected\s+its\s+kubeconfig.*InsecureKubeConfig.*` +
+				`worker missing:\s+there\s+is\s+no\s+MultiKueueCluster\s+missing.*` +
+				`worker no-rbac:\s+the\s+manager's\s+service\s+account\s+lacks\s+RBAC\s+in\s+the\s+worker.*forbidden.*` +
+				`worker nowhere:\s+the\s+worker's\s+API\s+server\s+is\s+unreachable\s+from\s+the\s+manager.*ClientConnectionFailed.*` +
+				`NoUsableClusters`),
+		}},
+	})
+	if d := time.Since(t0); d > 60*time.Second {
+		t.Errorf("the failed apply took %s; its bound is active_timeout (20s)", d)
+	}
+}
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
