@@ -94,8 +94,8 @@ func TestReportCmd(t *testing.T) {
 
 // TestReportChecksOnRealPlans runs `mlplatform report --fail-on checks` on
 // the plans internal/report's acceptance tests saved from real terraform
-// plans: one per check up to MLP014 (exit 6; MLP015 and MLP016 have a
-// hand-written fixture, multikueue.json, in TestReportCmd), the clean
+// plans: one per check up to MLP014 (exit 6), a MultiKueue platform of
+// three provider aliases with MLP015 and MLP016 findings (exit 6), the clean
 // platform and the example configuration (exit 0, "All 17 checks passed."),
 // and a plan whose check could not decide (exit 0: undecided never fails).
 func TestReportChecksOnRealPlans(t *testing.T) {
@@ -106,8 +106,8 @@ func TestReportChecksOnRealPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	plans = append(plans, filepath.Join(dir, "real_training_cluster.json"))
-	if len(plans) < 17 {
-		t.Fatalf("found %d real plans, want MLP001 to MLP014, clean, undecided and the example", len(plans))
+	if len(plans) < 18 {
+		t.Fatalf("found %d real plans, want MLP001 to MLP014, multikueue, clean, undecided and the example", len(plans))
 	}
 	for _, plan := range plans {
 		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(plan), "real_check_"), ".json")
@@ -117,6 +117,8 @@ func TestReportChecksOnRealPlans(t *testing.T) {
 			switch {
 			case strings.HasPrefix(name, "mlp"):
 				wantCode, wantOut = 6, "MLP"+strings.TrimPrefix(name, "mlp")+" "
+			case name == "multikueue":
+				wantCode, wantOut = 6, "MLP015 "
 			case name == "undecided":
 				wantOut = "(undecided)"
 			}
