@@ -37,4 +37,3 @@ func CredentialMarkers(t *testing.T, kubeconfig string) []string {
 	}
 	return out
 }
-

@@ -38,14 +38,12 @@ func TestAccMultiRegionExample(t *testing.T) {
 		"MLPLATFORM_PROJECT="+m.Manager.Project,
 		"MLPLATFORM_CONTAINER_ENDPOINT="+m.Manager.GCP.Addr(), "MLPLATFORM_IAM_ENDPOINT="+m.Manager.GCP.Addr(),
 		"MLPLATFORM_INSECURE_ENDPOINTS=true")
-	// The example uses ../training-cluster/modules/team: copy both, side by side.
-	for _, dir := range []string{"multi-region", filepath.Join("training-cluster", "modules")} {
-		dst := filepath.Join(cli.Dir, dir)
-		if dir == "multi-region" {
-			dst = cli.Dir
-		} else {
-			dst = filepath.Join(filepath.Dir(cli.Dir), dir)
-		}
+	// The example uses ../training-cluster/modules/team: copy both, side by
+	// side (the example into the working directory).
+	for dir, dst := range map[string]string{
+		"multi-region": cli.Dir,
+		filepath.Join("training-cluster", "modules"): filepath.Join(filepath.Dir(cli.Dir), "training-cluster", "modules"),
+	} {
 		if err := os.CopyFS(dst, os.DirFS(filepath.Join(root, "examples", dir))); err != nil {
 			t.Fatal(err)
 		}

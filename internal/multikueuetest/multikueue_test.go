@@ -468,7 +468,9 @@ func TestAccMultiKueueCheckSaysWhy(t *testing.T) {
 	if _, err := w2core.CoreV1().ServiceAccounts("kueue-system").Create(ctx, sa, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = w2core.CoreV1().ServiceAccounts("kueue-system").Delete(ctx, sa.Name, metav1.DeleteOptions{}) }()
+	defer func() {
+		_ = w2core.CoreV1().ServiceAccounts("kueue-system").Delete(ctx, sa.Name, metav1.DeleteOptions{})
+	}()
 	tr, err := w2core.CoreV1().ServiceAccounts("kueue-system").CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -501,12 +503,12 @@ resource "mlplatform_multikueue_check" "broken" {
   active_timeout = "20s"
 }
 `,
-			ExpectError: regexp.MustCompile(`(?s)MultiKueue AdmissionCheck broken is not active after 2\ds.*` +
-				`worker bad-token:\s+the\s+worker\s+rejects\s+the\s+manager's\s+token.*ClientConnectionFailed.*` +
-				`worker exec-plugin:\s+Kueue\s+rejected\s+its\s+kubeconfig.*InsecureKubeConfig.*` +
-				`worker missing:\s+there\s+is\s+no\s+MultiKueueCluster\s+missing.*` +
-				`worker no-rbac:\s+the\s+manager's\s+service\s+account\s+lacks\s+RBAC\s+in\s+the\s+worker.*forbidden.*` +
-				`worker nowhere:\s+the\s+worker's\s+API\s+server\s+is\s+unreachable\s+from\s+the\s+manager.*ClientConnectionFailed.*` +
+			ExpectError: regexp.MustCompile(`(?s)MultiKueue\s+AdmissionCheck\s+broken\s+is\s+not\s+active\s+after\s+2\ds.*` +
+				`worker\s+bad-token:\s+the\s+worker\s+rejects\s+the\s+manager's\s+token.*ClientConnectionFailed.*` +
+				`worker\s+exec-plugin:\s+Kueue\s+rejected\s+its\s+kubeconfig.*InsecureKubeConfig.*` +
+				`worker\s+missing:\s+there\s+is\s+no\s+MultiKueueCluster\s+missing.*` +
+				`worker\s+no-rbac:\s+the\s+manager's\s+service\s+account\s+lacks\s+RBAC\s+in\s+the\s+worker.*forbidden.*` +
+				`worker\s+nowhere:\s+the\s+worker's\s+API\s+server\s+is\s+unreachable\s+from\s+the\s+manager.*ClientConnectionFailed.*` +
 				`NoUsableClusters`),
 		}},
 	})
