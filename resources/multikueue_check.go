@@ -38,7 +38,7 @@ func NewMultiKueueCheck() resource.Resource {
 		validate:     spec.MultiKueueCheck.Validate,
 		ref:          func(m multiKueueCheckModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
 		toState:      specState(multiKueueCheckState),
-		known:        func(m multiKueueCheckModel, ctx context.Context) map[string]bool { return knownAttrs(ctx, m) },
+		known:        multiKueueCheckModel.known,
 		wait: func(m multiKueueCheckModel) (bool, time.Duration) {
 			return waitSettings(m.WaitForActive, m.ActiveTimeout)
 		},
@@ -94,3 +94,6 @@ func multiKueueCheckState(_ context.Context, s spec.MultiKueueCheck, prior multi
 		WaitForActive: wait, ActiveTimeout: timeout,
 	}
 }
+
+// known says which attributes are fully known, for plan-time validation.
+func (m multiKueueCheckModel) known(ctx context.Context) map[string]bool { return knownAttrs(ctx, m) }

@@ -80,7 +80,7 @@ func NewMultiKueueCluster() resource.Resource {
 		ref:          func(m multiKueueClusterModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
 		name:         func(r reconcile.Ref) string { return r.Name },
 		toState:      multiKueueClusterState,
-		known:        func(m multiKueueClusterModel, ctx context.Context) map[string]bool { return knownAttrs(ctx, m) },
+		known:        multiKueueClusterModel.known,
 		readHint:     true,
 		wait: func(m multiKueueClusterModel) (bool, time.Duration) {
 			return waitSettings(m.WaitForActive, m.ActiveTimeout)
@@ -324,3 +324,6 @@ func multiKueueClusterState(_ context.Context, got reconcile.MultiKueueClusterOb
 	}
 	return m
 }
+
+// known says which attributes are fully known, for plan-time validation.
+func (m multiKueueClusterModel) known(ctx context.Context) map[string]bool { return knownAttrs(ctx, m) }

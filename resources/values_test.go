@@ -102,6 +102,8 @@ func TestKnownCoversEveryConfigurableAttribute(t *testing.T) {
 		"mlplatform_cohort":                       modelKnown[cohortModel],
 		"mlplatform_gpu_pool":                     modelKnown[gpuPoolModel],
 		"mlplatform_local_queue":                  modelKnown[localQueueModel],
+		"mlplatform_multikueue_check":             modelKnown[multiKueueCheckModel],
+		"mlplatform_multikueue_cluster":           modelKnown[multiKueueClusterModel],
 		"mlplatform_provisioning_admission_check": modelKnown[provisioningAdmissionCheckModel],
 		"mlplatform_resource_flavor":              modelKnown[resourceFlavorModel],
 		"mlplatform_team_namespace":               modelKnown[teamNamespaceModel],

@@ -143,13 +143,15 @@ func (c MultiKueueCluster) Validate() FieldErrors {
 	}
 	w := c.Worker
 	switch {
+	case w.KubeContext != "" && w.Kubeconfig == "":
+		errs.add(Path{"worker", "kube_context"}, "Context Without Kubeconfig",
+			"kube_context needs kubeconfig: set kubeconfig to the file that holds context %q, or leave kube_context out (a gke_cluster needs none).", w.KubeContext)
 	case w.GKE == nil && w.Kubeconfig == "":
 		errs.add(Path{"worker"}, "No Worker Cluster",
-			"worker names no cluster: set gke_cluster = { location = ..., name = ... } for a GKE cluster, or kubeconfig (and kube_context) for any other.")
+			"worker names no cluster: set %v for a GKE cluster, or kubeconfig (and kube_context) for any other.",
+			set("gke_cluster", obj("location", "europe-west4", "name", "training-eu")))
 	case w.GKE != nil && w.Kubeconfig != "":
 		errs.add(Path{"worker"}, "Two Worker Clusters", "worker sets both gke_cluster and kubeconfig; keep one.")
-	case w.GKE == nil && w.KubeContext != "" && w.Kubeconfig == "":
-		errs.add(Path{"worker", "kube_context"}, "Context Without Kubeconfig", "kube_context needs kubeconfig.")
 	case w.GKE != nil:
 		// project may be empty: it defaults to the provider's.
 		for _, f := range []struct{ attr, v, example string }{
