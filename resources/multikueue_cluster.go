@@ -316,6 +316,10 @@ func multiKueueClusterState(_ context.Context, got reconcile.MultiKueueClusterOb
 	m.KubeconfigSecret = secret
 	m.WorkerEndpoint = types.StringValue(got.Endpoint)
 	m.WorkerAccess = types.StringValue(got.WorkerAccess)
+	if got.TokenServiceAccount != "" {
+		// Whom the token in the Secret was issued to (an import learns it here).
+		m.WorkerServiceAccount = types.StringValue(got.TokenServiceAccount)
+	}
 	if m.WaitForActive.IsNull() || m.WaitForActive.IsUnknown() {
 		m.WaitForActive = types.BoolValue(true)
 	}

@@ -273,11 +273,33 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 					return nil
 				},
 			},
+			{
+				// A new service account for worker-2: written with a new token,
+				// then the former one (and its RBAC) deleted in the worker.
+				Config: providers(m, "", false) + strings.Replace(workers(m, "", "mlplatform_multikueue_cluster.w1.name"),
+					"  worker = { kubeconfig", "  worker_service_account = \"mlplatform-multikueue-b\"\n  worker = { kubeconfig", 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					acctest.ExpectOnlyChanges(w2, "worker_service_account", "kubeconfig_secret"),
+				}},
+				Check: func(*terraform.State) error {
+					w2core, _ := clients(t, m.Workers[1])
+					if _, err := w2core.CoreV1().ServiceAccounts("kueue-system").Get(ctx, "mlplatform-multikueue", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+						return fmt.Errorf("the former service account is still in worker-2 (err %v)", err)
+					}
+					if _, err := w2core.RbacV1().ClusterRoles().Get(ctx, "mlplatform-multikueue", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+						return fmt.Errorf("the former ClusterRole is still in worker-2 (err %v)", err)
+					}
+					if _, err := w2core.CoreV1().ServiceAccounts("kueue-system").Get(ctx, "mlplatform-multikueue-b", metav1.GetOptions{}); err != nil {
+						return fmt.Errorf("the new service account: %w", err)
+					}
+					return active(ctx, mq, "worker-2")
+				},
+			},
 			{ResourceName: check, ImportState: true, ImportStateId: "multikueue", ImportStateVerify: true},
 			{ResourceName: w1, ImportState: true, ImportStateId: "worker-1", ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{"worker"}},
+				ImportStateVerifyIgnore: []string{"worker."}},
 			{ResourceName: w2, ImportState: true, ImportStateId: "worker-2", ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{"worker"}},
+				ImportStateVerifyIgnore: []string{"worker."}},
 			{
 				// A short token: changing the validity writes a new one.
 				Config: providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"10m\"\n", both),

@@ -63,6 +63,9 @@ type MultiKueueClusterObserved struct {
 	// TokenExpiresAt is the expiry of the token in the Secret (its exp
 	// claim); zero when there is none.
 	TokenExpiresAt time.Time
+	// TokenServiceAccount is the worker service account the token in the
+	// Secret was issued to (its sub claim, in kueue-system); "" when unknown.
+	TokenServiceAccount string
 	// Endpoint is the worker's API server as the platform reaches it.
 	Endpoint string
 	// WorkerAccess is WorkerAccessGranted when the worker holds the service
@@ -130,7 +133,7 @@ func (m MultiKueueClusters) Observe(ctx context.Context, ref Ref, hint spec.Mult
 		obs.KubeconfigSHA256 = kc.sha256
 	}
 	if kc != nil {
-		obs.TokenExpiresAt = kc.expires
+		obs.TokenExpiresAt, obs.TokenServiceAccount = kc.expires, kc.serviceAccount
 	}
 	if hint.Worker.GKE == nil && hint.Worker.Kubeconfig == "" {
 		// An import: which worker is in the configuration, not yet known.
@@ -182,10 +185,11 @@ func (e *WorkerError) Unwrap() error { return e.Err }
 
 // kubeconfigRead is what the platform reads of a kubeconfig Secret.
 type kubeconfigRead struct {
-	sha256  string
-	server  string
-	ca      []byte
-	expires time.Time
+	sha256         string
+	server         string
+	ca             []byte
+	expires        time.Time
+	serviceAccount string
 }
 
 // readKubeconfig reads the kubeconfig Secret; nil when it does not exist or
@@ -213,32 +217,41 @@ func (m MultiKueueClusters) readKubeconfig(ctx context.Context, name string) (*k
 				r.server, r.ca = c.Server, c.CertificateAuthorityData
 			}
 			if a, ok := cfg.AuthInfos[ctx.AuthInfo]; ok {
-				r.expires = tokenExpiry(a.Token)
+				r.expires, r.serviceAccount = tokenClaims(a.Token)
 			}
 		}
 	}
 	return r, nil
 }
 
-// tokenExpiry reads the exp claim of a service account token (a JWT; the
-// signature is the worker's business, not checked here); zero when it has
-// none.
-func tokenExpiry(token string) time.Time {
+// tokenClaims reads the expiry (exp) of a service account token (a JWT; the
+// signature is the worker's business, not checked here) and the service
+// account in kueue-system it was issued to (sub
+// system:serviceaccount:kueue-system:NAME); zero values when it has none.
+func tokenClaims(token string) (expires time.Time, serviceAccount string) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
-		return time.Time{}
+		return time.Time{}, ""
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
 	if err != nil {
-		return time.Time{}
+		return time.Time{}, ""
 	}
 	var claims struct {
-		Exp int64 `json:"exp"`
+		Exp int64  `json:"exp"`
+		Sub string `json:"sub"`
 	}
-	if json.Unmarshal(payload, &claims) != nil || claims.Exp == 0 {
-		return time.Time{}
+	if json.Unmarshal(payload, &claims) != nil {
+		return time.Time{}, ""
 	}
-	return time.Unix(claims.Exp, 0).UTC()
+	if claims.Exp != 0 {
+		expires = time.Unix(claims.Exp, 0).UTC()
+	}
+	serviceAccount, _ = strings.CutPrefix(claims.Sub, "system:serviceaccount:"+spec.KueueNamespace+":")
+	if serviceAccount == claims.Sub {
+		serviceAccount = ""
+	}
+	return expires, serviceAccount
 }
 
 // workerRole is the ClusterRole the platform wants in the worker.
@@ -366,7 +379,7 @@ func (m MultiKueueClusters) checkCreate(ctx context.Context, wc *kube.Client, re
 // with a new token when desired.RewriteKubeconfig says so (the plan: a
 // rotation, a changed worker or token validity) or when the Secret is not
 // the one the platform wrote; otherwise the token in it stays.
-func (m MultiKueueClusters) Update(ctx context.Context, ref Ref, _, desired spec.MultiKueueCluster) (Result[MultiKueueClusterObserved], error) {
+func (m MultiKueueClusters) Update(ctx context.Context, ref Ref, prior, desired spec.MultiKueueCluster) (Result[MultiKueueClusterObserved], error) {
 	wc, ep, err := m.Worker(ctx, desired.Worker)
 	if err != nil {
 		return Result[MultiKueueClusterObserved]{}, &WorkerError{Name: ref.Name, Worker: desired.Worker, Err: err}
@@ -379,7 +392,38 @@ func (m MultiKueueClusters) Update(ctx context.Context, ref Ref, _, desired spec
 		}
 		rewrite = !found || !obs.InSync() || obs.SecretName != desired.SecretName()
 	}
-	return m.write(ctx, wc, ep, ref, desired, false, rewrite)
+	res, err := m.write(ctx, wc, ep, ref, desired, false, rewrite)
+	if err != nil {
+		return res, err
+	}
+	res.Warnings = append(res.Warnings, m.retire(ctx, wc, ref, prior, desired)...)
+	return res, nil
+}
+
+// retire deletes the manager's former access after the new one works: the
+// service account (and its RBAC) of prior when it changed, in the same worker
+// or in the worker prior named. What cannot be deleted is a warning, not an
+// error: the new access is in place, and the old tokens expire.
+func (m MultiKueueClusters) retire(ctx context.Context, wc *kube.Client, ref Ref, prior, desired spec.MultiKueueCluster) []string {
+	sameWorker := prior.Worker.String() == desired.Worker.String()
+	if prior.ServiceAccount == "" || (sameWorker && prior.ServiceAccount == desired.ServiceAccount) ||
+		(prior.Worker.GKE == nil && prior.Worker.Kubeconfig == "") {
+		return nil
+	}
+	old := wc
+	if !sameWorker {
+		c, _, err := m.Worker(ctx, prior.Worker)
+		if err != nil {
+			return []string{fmt.Sprintf("The manager now reaches worker %s as %s; its former service account %s in %s was not deleted (%v). "+
+				"Its tokens stay valid until they expire; delete it there.", ref.Name, desired.Worker, prior.ServiceAccount, prior.Worker, err)}
+		}
+		old = c
+	}
+	if err := deleteWorkerAccess(ctx, old, prior.ServiceAccount); err != nil {
+		return []string{fmt.Sprintf("The manager's former service account %s in %s was not deleted (%v). Its tokens stay valid until they expire; delete it there.",
+			prior.ServiceAccount, prior.Worker, err)}
+	}
+	return nil
 }
 
 // write applies the worker's access objects, then (when rewrite) a new token
@@ -553,26 +597,28 @@ func (m MultiKueueClusters) Delete(ctx context.Context, ref Ref, last spec.Multi
 	if err != nil {
 		return &WorkerError{Name: ref.Name, Worker: last.Worker, Err: err}
 	}
+	if err := deleteWorkerAccess(ctx, wc, last.ServiceAccount); err != nil {
+		return &WorkerError{Name: ref.Name, Worker: last.Worker, Err: err}
+	}
+	return nil
+}
+
+// deleteWorkerAccess deletes the binding, ClusterRole and service account sa
+// in a worker, those with the platform's marker only.
+func deleteWorkerAccess(ctx context.Context, wc *kube.Client, sa string) error {
 	rbac, core := wc.Core.RbacV1(), wc.Core.CoreV1()
 	steps := []struct {
 		kind string
 		get  func() (metav1.Object, error)
 		del  func() error
 	}{
-		{"ClusterRoleBinding", func() (metav1.Object, error) {
-			return rbac.ClusterRoleBindings().Get(ctx, last.ServiceAccount, metav1.GetOptions{})
-		}, func() error {
-			return rbac.ClusterRoleBindings().Delete(ctx, last.ServiceAccount, metav1.DeleteOptions{})
-		}},
-		{"ClusterRole", func() (metav1.Object, error) {
-			return rbac.ClusterRoles().Get(ctx, last.ServiceAccount, metav1.GetOptions{})
-		},
-			func() error { return rbac.ClusterRoles().Delete(ctx, last.ServiceAccount, metav1.DeleteOptions{}) }},
+		{"ClusterRoleBinding", func() (metav1.Object, error) { return rbac.ClusterRoleBindings().Get(ctx, sa, metav1.GetOptions{}) },
+			func() error { return rbac.ClusterRoleBindings().Delete(ctx, sa, metav1.DeleteOptions{}) }},
+		{"ClusterRole", func() (metav1.Object, error) { return rbac.ClusterRoles().Get(ctx, sa, metav1.GetOptions{}) },
+			func() error { return rbac.ClusterRoles().Delete(ctx, sa, metav1.DeleteOptions{}) }},
 		{"ServiceAccount", func() (metav1.Object, error) {
-			return core.ServiceAccounts(spec.KueueNamespace).Get(ctx, last.ServiceAccount, metav1.GetOptions{})
-		}, func() error {
-			return core.ServiceAccounts(spec.KueueNamespace).Delete(ctx, last.ServiceAccount, metav1.DeleteOptions{})
-		}},
+			return core.ServiceAccounts(spec.KueueNamespace).Get(ctx, sa, metav1.GetOptions{})
+		}, func() error { return core.ServiceAccounts(spec.KueueNamespace).Delete(ctx, sa, metav1.DeleteOptions{}) }},
 	}
 	for _, st := range steps {
 		obj, err := st.get()
@@ -583,7 +629,7 @@ func (m MultiKueueClusters) Delete(ctx context.Context, ref Ref, last spec.Multi
 			err = st.del()
 		}
 		if err != nil && !apierrors.IsNotFound(err) {
-			return &WorkerError{Name: ref.Name, Worker: last.Worker, Err: fmt.Errorf("delete %s %s: %w", st.kind, last.ServiceAccount, err)}
+			return fmt.Errorf("delete %s %s: %w", st.kind, sa, err)
 		}
 	}
 	return nil
