@@ -267,6 +267,22 @@ func TestAccMultiKueueDispatch(t *testing.T) {
 	}
 	expect("while-down", "worker-2")
 
+	// The guide's way on while it is down: take it out of the check, applying
+	// only the check (a whole plan cannot refresh worker-1's queues).
+	onlyW2 := providers(m, "  retry_timeout = \"5s\"\n", true) + workers(m, "", "mlplatform_multikueue_cluster.w2.name") +
+		teamQueue("", 8) + teamQueue("worker1", 4) + teamQueue("worker2", 4)
+	if err := os.WriteFile(filepath.Join(cli.Dir, "main.tf"), []byte(onlyW2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := cli.RunCode("apply", "-auto-approve", "-input=false", "-no-color", "-refresh=false", "-target=mlplatform_multikueue_check.regions"); code != 0 {
+		t.Fatalf("removing worker-1 from the check while it is down: exit %d:\n%s", code, out)
+	}
+	if cfg, err := kueueclient.NewForConfigOrDie(m.Manager.REST).KueueV1beta2().MultiKueueConfigs().Get(ctx, "multikueue", metav1.GetOptions{}); err != nil ||
+		strings.Join(cfg.Spec.Clusters, ",") != "worker-2" {
+		t.Fatalf("the check lists %v (err %v), want [worker-2]", cfg, err)
+	}
+	expect("after-removal", "worker-2")
+
 	if err := m.Workers[0].RestartAPIServer(ctx); err != nil {
 		t.Fatal(err)
 	}
