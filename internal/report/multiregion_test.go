@@ -106,6 +106,24 @@ func TestClusterKeys(t *testing.T) {
 	if got := clusterKeysOf(p.plan(t)).of("mlplatform_gpu_pool.europe_h100"); got != "" {
 		t.Errorf("without configuration: %q, want \"\"", got)
 	}
+	// A resource deleted from the configuration takes its module's cluster;
+	// a deleted root resource, none.
+	for addr, want := range map[string]string{
+		`module.team_europe["a"].mlplatform_resource_flavor.gone`: "mlplatform.europe",
+		`mlplatform_resource_flavor.gone`:                         "",
+	} {
+		if got := ck.of(addr); got != want {
+			t.Errorf("deleted %s: cluster %q, want %q", addr, got, want)
+		}
+	}
+	// One provider configuration is one cluster: nothing to tell apart, no labels.
+	one := map[string]string{}
+	for a := range keys {
+		one[a] = "mlplatform"
+	}
+	if ck := clusterKeysOf(withConfiguration(p.plan(t), one)); ck != nil {
+		t.Errorf("a plan of one provider configuration has cluster keys %v", ck)
+	}
 }
 
 func TestStripKeys(t *testing.T) {

@@ -297,7 +297,10 @@ func kindOf(typ string) string {
 
 // clusterKeys maps a resource's configuration address (its address without
 // instance keys) to its provider configuration key, which stands for the
-// cluster it is in; nil when the plan has no configuration.
+// cluster it is in; nil when the plan has no configuration or all of it is
+// in one provider configuration (one cluster: nothing to tell apart). A
+// module's own entry (its prefix, "module.team_europe.") is the key all its
+// resources share, for resources the configuration no longer has (deleted).
 type clusterKeys map[string]string
 
 func clusterKeysOf(p Plan) clusterKeys {
@@ -305,23 +308,49 @@ func clusterKeysOf(p Plan) clusterKeys {
 		return nil
 	}
 	out := clusterKeys{}
+	distinct := map[string]bool{}
 	var walk func(prefix string, m ConfigModule)
 	walk = func(prefix string, m ConfigModule) {
 		for _, r := range m.Resources {
 			out[prefix+r.Address] = r.ProviderConfigKey
+			distinct[r.ProviderConfigKey] = true
+			if prev, ok := out[prefix]; !ok {
+				out[prefix] = r.ProviderConfigKey
+			} else if prev != r.ProviderConfigKey {
+				out[prefix] = "" // the module spans clusters
+			}
 		}
 		for name, call := range m.ModuleCalls {
 			walk(prefix+"module."+name+".", call.Module)
 		}
 	}
 	walk("", p.Configuration.RootModule)
+	if len(distinct) <= 1 {
+		return nil
+	}
 	return out
 }
 
 // of is the provider configuration key of the resource at addr, "" when
-// unknown (a plan without configuration: one cluster).
+// unknown (a plan without configuration, or of one cluster). A resource the
+// configuration no longer has (deleted) takes its module's key.
 func (k clusterKeys) of(addr string) string {
-	return k[stripKeys(addr)]
+	if k == nil {
+		return ""
+	}
+	a := stripKeys(addr)
+	if v, ok := k[a]; ok {
+		return v
+	}
+	parts := strings.Split(a, ".")
+	i := 0
+	for i+1 < len(parts) && parts[i] == "module" {
+		i += 2
+	}
+	if i == 0 {
+		return "" // a root resource: no module to go by
+	}
+	return k[strings.Join(parts[:i], ".")+"."]
 }
 
 // stripKeys drops the instance keys of an address:
