@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -141,7 +142,7 @@ func (r *MultiKueueCluster) Schema(_ context.Context, _ resource.SchemaRequest, 
 				"one (`--service-account-max-token-expiration`); `kubeconfig_secret.token_expires_at` shows what it issued. Default `720h` (30 days)."},
 		"rotate_before": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("168h"), Validators: durations,
 			MarkdownDescription: "A plan made this long (or less) before the token expires writes a new one: `kubeconfig_secret` shows as " +
-				"known after apply, and the apply rewrites the Secret, which Kueue reloads. Run a scheduled plan and apply more often than " +
+				"known after apply, and the apply rewrites the Secret, which Kueue reloads, then revokes the former token. Run a scheduled plan and apply more often than " +
 				"`token_validity - rotate_before` and the token never expires. Default `168h` (7 days)."},
 		"kubeconfig_secret": schema.SingleNestedAttribute{Computed: true,
 			MarkdownDescription: "The kubeconfig Secret in the manager's `kueue-system`: inline CA data and the token, nothing Kueue rejects. " +
@@ -155,7 +156,8 @@ func (r *MultiKueueCluster) Schema(_ context.Context, _ resource.SchemaRequest, 
 		"worker_endpoint": schema.StringAttribute{Computed: true, MarkdownDescription: "The worker's API server, as written in the kubeconfig."},
 		"worker_access": schema.StringAttribute{Computed: true,
 			MarkdownDescription: "`granted` when the worker holds the service account, ClusterRole and binding as written; otherwise what is " +
-				"missing or changed (shown as drift, restored by apply), or `" + reconcile.WorkerAccessUnreachable + "` when the worker cannot be read."},
+				"missing or changed (shown as drift, restored by apply), `" + reconcile.TokenRevoked + ": …` when the Secret the manager's token is bound to was " +
+				"deleted (apply writes a new token), or `" + reconcile.WorkerAccessUnreachable + "` when the worker cannot be read."},
 	}
 	for k, v := range waitAttributes("worker") {
 		attrs[k] = v
@@ -168,7 +170,7 @@ func (r *MultiKueueCluster) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"RBAC MultiKueue documents for workers, and a bounded token. In the manager (this provider's cluster): the kubeconfig Secret " +
 			"Kueue reads (inline CA and token) and the `MultiKueueCluster` naming it. No token is stored in state; a deleted or edited Secret " +
 			"shows as drift and apply restores it; tokens are rotated by a plan made within `rotate_before` of expiry. Destroy deletes the " +
-			"manager's objects and the worker's service account, which revokes every token issued to it.",
+			"manager's objects and the worker's service account and token Secrets, which revokes every token issued to it; a rotation revokes the token it replaces.",
 		Attributes: attrs,
 	}
 }
@@ -242,6 +244,9 @@ func (r *MultiKueueCluster) rewriteKubeconfig(plan, state multiKueueClusterModel
 	}
 	if state.KubeconfigSecret.IsNull() || state.KubeconfigSecret.IsUnknown() {
 		return true
+	}
+	if strings.HasPrefix(state.WorkerAccess.ValueString(), reconcile.TokenRevoked) {
+		return true // the worker no longer takes the token in the Secret
 	}
 	var ks kubeconfigSecretModel
 	if objectInto(state.KubeconfigSecret, &ks).HasError() || !sha256Hex.MatchString(ks.SHA256.ValueString()) {

@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
@@ -147,7 +148,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 	mgr, mq := clients(t, m.Manager)
 	w1core, _ := clients(t, m.Workers[0])
 	cfg := providers(m, "", false) + workers(m, "", both)
-	var firstSHA string
+	var firstSHA, formerToken string
 	acctest.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{
@@ -319,22 +320,66 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 				},
 			},
 			{
-				// Within rotate_before of expiry, a plan rotates the token.
-				PreConfig: func() { time.Sleep(2 * time.Second) },
-				Config:    providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"19m58s\"\n", both),
+				// Within rotate_before of expiry, a plan rotates the token, and
+				// the former token is revoked in the worker.
+				PreConfig: func() {
+					time.Sleep(2 * time.Second)
+					formerToken, _, _ = secretToken(ctx, mgr, "worker-1")
+				},
+				Config: providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"19m58s\"\n", both),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret", "rotate_before"),
 				}},
 				Check: func(*terraform.State) error {
-					if _, sha, _ := secretToken(ctx, mgr, "worker-1"); sha == firstSHA {
+					token, sha, _ := secretToken(ctx, mgr, "worker-1")
+					if sha == firstSHA {
 						return fmt.Errorf("the token was not rotated")
+					}
+					if err := workerTakes(ctx, m.Workers[0], token); err != nil {
+						return fmt.Errorf("the new token: %w", err)
 					}
 					return active(ctx, mq, "worker-1")
 				},
+				// (the former token's revocation is checked in the next step: a
+				// slow check here would bring the next rotation into the window)
+			},
+			{
+				// The Secret the token is bound to deleted in the worker: the token
+				// is revoked, shown as worker_access; apply writes a new one.
+				PreConfig: func() {
+					// The former token is revoked (the API server caches a
+					// token's authentication for 10 s).
+					var err error
+					for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+						if err = workerTakes(ctx, m.Workers[0], formerToken); apierrors.IsUnauthorized(err) {
+							break
+						}
+					}
+					if !apierrors.IsUnauthorized(err) {
+						t.Fatalf("the former token still works in worker-1 30 s after the rotation (err %v)", err)
+					}
+					holders, err := w1core.CoreV1().Secrets("kueue-system").List(ctx, metav1.ListOptions{LabelSelector: "mlplatform.dev/multikueue-token-of"})
+					if err != nil || len(holders.Items) != 1 {
+						t.Fatalf("want exactly one token Secret in worker-1 after rotation, got %v (err %v)", holders, err)
+					}
+					if err := w1core.CoreV1().Secrets("kueue-system").Delete(ctx, holders.Items[0].Name, metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"10m\"\n", both),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					acctest.ExpectOnlyChanges(w1, "worker_access", "kubeconfig_secret", "rotate_before"),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(w1, "worker_access", "granted"),
+					func(*terraform.State) error {
+						token, _, _ := secretToken(ctx, mgr, "worker-1")
+						return workerTakes(ctx, m.Workers[0], token)
+					}),
 			},
 			{
 				// Outside the window, the same token stays: only rotate_before changes.
-				Config: providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"10m\"\n", both),
+				Config: providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"11m\"\n", both),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					acctest.ExpectOnlyChanges(w1, "rotate_before"),
 				}},
@@ -355,6 +400,14 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// workerTakes reports whether the worker's API server takes token (an
+// Unauthorized error when it does not).
+func workerTakes(ctx context.Context, worker *testenv.Env, token string) error {
+	cfg := &rest.Config{Host: worker.REST.Host, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: worker.REST.CAData}}
+	_, err := kueueclient.NewForConfigOrDie(cfg).KueueV1beta2().Workloads("").List(ctx, metav1.ListOptions{Limit: 1})
+	return err
 }
 
 // stateHas reports whether any attribute of any resource contains s.

@@ -38,6 +38,9 @@ const KubeconfigSHA256Annotation = "mlplatform.dev/kubeconfig-sha256"
 const (
 	WorkerAccessGranted     = "granted"
 	WorkerAccessUnreachable = "unreachable"
+	// TokenRevoked starts the WorkerAccess of a worker where the Secret the
+	// manager's token is bound to was deleted: the token no longer works.
+	TokenRevoked = "token revoked"
 )
 
 // Kubeconfig Secret states other than a hash, as
@@ -150,6 +153,16 @@ func (m MultiKueueClusters) Observe(ctx context.Context, ref Ref, hint spec.Mult
 			obs.KubeconfigSHA256 = KubeconfigEdited // the worker moved, or its CA was rotated
 		}
 		obs.WorkerAccess, err = workerAccess(ctx, wc, hint)
+		if err == nil && obs.WorkerAccess == WorkerAccessGranted && kc != nil && kc.boundSecret != "" && obs.InSync() {
+			_, gerr := wc.Core.CoreV1().Secrets(spec.KueueNamespace).Get(ctx, kc.boundSecret, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(gerr):
+				// Deleting the Secret revoked the token the manager holds.
+				obs.WorkerAccess = TokenRevoked + ": Secret " + spec.KueueNamespace + "/" + kc.boundSecret + " missing"
+			case gerr != nil:
+				err = gerr
+			}
+		}
 	}
 	if err != nil {
 		obs.WorkerAccess, obs.WorkerErr = WorkerAccessUnreachable, &WorkerError{Name: ref.Name, Worker: hint.Worker, Err: err}
@@ -190,6 +203,7 @@ type kubeconfigRead struct {
 	ca             []byte
 	expires        time.Time
 	serviceAccount string
+	boundSecret    string // the Secret in the worker the token is bound to
 }
 
 // readKubeconfig reads the kubeconfig Secret; nil when it does not exist or
@@ -217,7 +231,7 @@ func (m MultiKueueClusters) readKubeconfig(ctx context.Context, name string) (*k
 				r.server, r.ca = c.Server, c.CertificateAuthorityData
 			}
 			if a, ok := cfg.AuthInfos[ctx.AuthInfo]; ok {
-				r.expires, r.serviceAccount = tokenClaims(a.Token)
+				r.expires, r.serviceAccount, r.boundSecret = tokenClaims(a.Token)
 			}
 		}
 	}
@@ -225,25 +239,32 @@ func (m MultiKueueClusters) readKubeconfig(ctx context.Context, name string) (*k
 }
 
 // tokenClaims reads the expiry (exp) of a service account token (a JWT; the
-// signature is the worker's business, not checked here) and the service
+// signature is the worker's business, not checked here), the service
 // account in kueue-system it was issued to (sub
-// system:serviceaccount:kueue-system:NAME); zero values when it has none.
-func tokenClaims(token string) (expires time.Time, serviceAccount string) {
+// system:serviceaccount:kueue-system:NAME) and the Secret it is bound to
+// (kubernetes.io.secret.name); zero values when it has none.
+func tokenClaims(token string) (expires time.Time, serviceAccount, boundSecret string) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
-		return time.Time{}, ""
+		return time.Time{}, "", ""
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
 	if err != nil {
-		return time.Time{}, ""
+		return time.Time{}, "", ""
 	}
 	var claims struct {
 		Exp int64  `json:"exp"`
 		Sub string `json:"sub"`
+		K8s struct {
+			Secret struct {
+				Name string `json:"name"`
+			} `json:"secret"`
+		} `json:"kubernetes.io"`
 	}
 	if json.Unmarshal(payload, &claims) != nil {
-		return time.Time{}, ""
+		return time.Time{}, "", ""
 	}
+	boundSecret = claims.K8s.Secret.Name
 	if claims.Exp != 0 {
 		expires = time.Unix(claims.Exp, 0).UTC()
 	}
@@ -251,7 +272,7 @@ func tokenClaims(token string) (expires time.Time, serviceAccount string) {
 	if serviceAccount == claims.Sub {
 		serviceAccount = ""
 	}
-	return expires, serviceAccount
+	return expires, serviceAccount, boundSecret
 }
 
 // workerRole is the ClusterRole the platform wants in the worker.
@@ -390,7 +411,7 @@ func (m MultiKueueClusters) Update(ctx context.Context, ref Ref, prior, desired 
 		if err != nil {
 			return Result[MultiKueueClusterObserved]{}, err
 		}
-		rewrite = !found || !obs.InSync() || obs.SecretName != desired.SecretName()
+		rewrite = !found || !obs.InSync() || obs.SecretName != desired.SecretName() || strings.HasPrefix(obs.WorkerAccess, TokenRevoked)
 	}
 	res, err := m.write(ctx, wc, ep, ref, desired, false, rewrite)
 	if err != nil {
@@ -438,7 +459,7 @@ func (m MultiKueueClusters) write(ctx context.Context, wc *kube.Client, ep kube.
 		return partial(workerErr(err))
 	}
 	mkcs := m.Manager.Kueue.KueueV1beta2().MultiKueueClusters()
-	sha := ""
+	sha, newHolder := "", ""
 	if !rewrite {
 		mkc, err := mkcs.Get(ctx, ref.Name, metav1.GetOptions{})
 		if err != nil {
@@ -446,8 +467,16 @@ func (m MultiKueueClusters) write(ctx context.Context, wc *kube.Client, ep kube.
 		}
 		sha = mkc.Annotations[KubeconfigSHA256Annotation]
 	} else {
+		holder, err := m.tokenHolder(ctx, wc, s.ServiceAccount)
+		if err != nil {
+			return partial(workerErr(err))
+		}
+		newHolder = holder.Name
 		tr, err := wc.Core.CoreV1().ServiceAccounts(spec.KueueNamespace).CreateToken(ctx, s.ServiceAccount, &authenticationv1.TokenRequest{
-			Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(s.TokenValidity / time.Second))},
+			Spec: authenticationv1.TokenRequestSpec{
+				ExpirationSeconds: ptrTo(int64(s.TokenValidity / time.Second)),
+				BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Secret", APIVersion: "v1", Name: holder.Name, UID: holder.UID},
+			},
 		}, metav1.CreateOptions{})
 		if err != nil {
 			return partial(workerErr(fmt.Errorf("request a token for ServiceAccount %s/%s: %w", spec.KueueNamespace, s.ServiceAccount, err)))
@@ -474,6 +503,12 @@ func (m MultiKueueClusters) write(ctx context.Context, wc *kube.Client, ep kube.
 	}
 	if _, err := mkcs.Apply(ctx, mkc, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}); err != nil {
 		return partial(fmt.Errorf("apply MultiKueueCluster %s: %w", ref.Name, err))
+	}
+	if rewrite {
+		// The manager has the new token: revoke the ones issued before it.
+		if err := revokeTokens(ctx, wc, s.ServiceAccount, newHolder); err != nil {
+			return partial(workerErr(err))
+		}
 	}
 	obs, _, err := m.Observe(ctx, ref, s)
 	if err == nil && obs.WorkerErr != nil {
@@ -603,9 +638,58 @@ func (m MultiKueueClusters) Delete(ctx context.Context, ref Ref, last spec.Multi
 	return nil
 }
 
+// TokenOfLabel, on a Secret in the worker's kueue-system, names the service
+// account whose token is bound to the Secret: the token is valid only while
+// the Secret exists, so deleting the Secret revokes it.
+const TokenOfLabel = "mlplatform.dev/multikueue-token-of"
+
+// tokenHolder creates the empty Secret a new token is bound to, owned by the
+// service account (so it goes with it).
+func (m MultiKueueClusters) tokenHolder(ctx context.Context, wc *kube.Client, sa string) (*corev1.Secret, error) {
+	owner, err := wc.Core.CoreV1().ServiceAccounts(spec.KueueNamespace).Get(ctx, sa, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("read ServiceAccount %s/%s: %w", spec.KueueNamespace, sa, err)
+	}
+	labels := marker()
+	labels[TokenOfLabel] = sa
+	holder := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: sa + "-token-", Namespace: spec.KueueNamespace, Labels: labels,
+			Annotations:     map[string]string{"mlplatform.dev/purpose": "the manager's MultiKueue token is bound to this Secret: deleting it revokes the token"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ServiceAccount", Name: owner.Name, UID: owner.UID}}},
+		Type: corev1.SecretTypeOpaque,
+	}
+	got, err := wc.Core.CoreV1().Secrets(spec.KueueNamespace).Create(ctx, holder, metav1.CreateOptions{FieldManager: kube.FieldManager})
+	if err != nil {
+		return nil, fmt.Errorf("create the Secret a token of %s is bound to: %w", sa, err)
+	}
+	return got, nil
+}
+
+// revokeTokens deletes the Secrets the tokens of sa are bound to, except
+// keep: every token issued to sa before, but the current one, stops working.
+func revokeTokens(ctx context.Context, wc *kube.Client, sa, keep string) error {
+	secrets := wc.Core.CoreV1().Secrets(spec.KueueNamespace)
+	list, err := secrets.List(ctx, metav1.ListOptions{LabelSelector: TokenOfLabel + "=" + sa})
+	if err != nil {
+		return fmt.Errorf("list the tokens of %s: %w", sa, err)
+	}
+	for _, h := range list.Items {
+		if h.Name == keep || !Created(&h) {
+			continue
+		}
+		if err := secrets.Delete(ctx, h.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("revoke a former token of %s (delete Secret %s): %w", sa, h.Name, err)
+		}
+	}
+	return nil
+}
+
 // deleteWorkerAccess deletes the binding, ClusterRole and service account sa
 // in a worker, those with the platform's marker only.
 func deleteWorkerAccess(ctx context.Context, wc *kube.Client, sa string) error {
+	if err := revokeTokens(ctx, wc, sa, ""); err != nil {
+		return err
+	}
 	rbac, core := wc.Core.RbacV1(), wc.Core.CoreV1()
 	steps := []struct {
 		kind string

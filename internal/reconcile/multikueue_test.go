@@ -21,13 +21,16 @@ func TestTokenClaims(t *testing.T) {
 	type claims struct {
 		Expires        time.Time
 		ServiceAccount string
+		BoundSecret    string
 	}
 	for name, tc := range map[string]struct {
 		token string
 		want  claims
 	}{
 		"service account token": {jwt(`{"exp":1798848000,"sub":"system:serviceaccount:kueue-system:mlplatform-multikueue"}`),
-			claims{time.Unix(1798848000, 0).UTC(), "mlplatform-multikueue"}},
+			claims{Expires: time.Unix(1798848000, 0).UTC(), ServiceAccount: "mlplatform-multikueue"}},
+		"bound to a Secret": {jwt(`{"exp":1798848000,"sub":"system:serviceaccount:kueue-system:a","kubernetes.io":{"namespace":"kueue-system","secret":{"name":"a-token-x7k2p","uid":"u"}}}`),
+			claims{time.Unix(1798848000, 0).UTC(), "a", "a-token-x7k2p"}},
 		"another namespace's account": {jwt(`{"exp":1798848000,"sub":"system:serviceaccount:default:x"}`), claims{Expires: time.Unix(1798848000, 0).UTC()}},
 		"no exp":                      {jwt(`{"sub":"system:serviceaccount:kueue-system:a"}`), claims{ServiceAccount: "a"}},
 		"not a JWT":                   {"not-a-token", claims{}},
@@ -37,7 +40,7 @@ func TestTokenClaims(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var got claims
-			got.Expires, got.ServiceAccount = tokenClaims(tc.token)
+			got.Expires, got.ServiceAccount, got.BoundSecret = tokenClaims(tc.token)
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
