@@ -161,6 +161,9 @@ func plain(err error) string {
 	case errors.Is(err, reconcile.ErrNotOwned):
 		return "An object of that name exists and was not created by mlplatform, so the provider left it unchanged. " +
 			"Delete or rename it if nothing needs it; to manage it with a resource of its own, import it (terraform import)."
+	case errors.Is(err, reconcile.ErrStillListed):
+		return "A MultiKueue check still lists this worker, so the provider did not delete its access (Kueue would go on dispatching " +
+			"to a worker it can no longer reach). Remove the worker from that mlplatform_multikueue_check's clusters in the same apply, or before."
 	case errors.Is(err, reconcile.ErrInUse):
 		return "Kueue still uses this object, so the provider did not delete it (Kueue would only hold it in Terminating). " +
 			"The details below name what uses it and what to do."

@@ -45,6 +45,11 @@ func reconcilePlain(err error) (text string, ok bool) {
 	case errors.As(err, &notReady):
 		text := "Kueue did not report the object active in time. The reason, as Kueue reports it, is below; the object exists " +
 			"and the next apply checks again once the cause is fixed."
+		if notReady.Why != "" {
+			// The library put Kueue's reason in plain words: say them first.
+			text = fmt.Sprintf("Kueue did not report %s %s active within %s: %s. The object exists, and the next apply checks again "+
+				"once the cause is fixed.", notReady.Kind, notReady.Name, notReady.Waited.Round(time.Second), notReady.Why)
+		}
 		if fix := notReadyFix[notReady.Kind+"/"+notReady.Last.Reason]; fix != "" {
 			text += " To fix it: " + fix + "."
 		}

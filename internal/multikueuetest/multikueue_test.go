@@ -21,6 +21,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -253,6 +254,33 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 				Check: func(*terraform.State) error {
 					_, err := w1core.RbacV1().ClusterRoles().Get(ctx, "mlplatform-multikueue", metav1.GetOptions{})
 					return err
+				},
+			},
+			{
+				// The MultiKueueConfig edited out of band (worker-2 dropped): drift
+				// of exactly clusters, restored.
+				PreConfig: func() {
+					patch := []byte(`{"spec":{"clusters":["worker-1"]}}`)
+					if _, err := mq.KueueV1beta2().MultiKueueConfigs().Patch(ctx, "multikueue", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(check, plancheck.ResourceActionUpdate),
+					acctest.ExpectDrift(check, "clusters", []any{"worker-1", "worker-2"}, []any{"worker-1"}),
+					acctest.ExpectOnlyChanges(check, "clusters"),
+					plancheck.ExpectResourceAction(w1, plancheck.ResourceActionNoop),
+				}},
+				Check: func(*terraform.State) error {
+					c, err := mq.KueueV1beta2().MultiKueueConfigs().Get(ctx, "multikueue", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					if strings.Join(c.Spec.Clusters, ",") != "worker-1,worker-2" {
+						return fmt.Errorf("MultiKueueConfig lists %v after apply, want both workers", c.Spec.Clusters)
+					}
+					return nil
 				},
 			},
 			{

@@ -21,12 +21,17 @@ import (
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueue"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
+
+// ErrStillListed is returned (wrapped) when Delete refuses to remove a
+// worker's access while a MultiKueueConfig lists the worker.
+var ErrStillListed = errors.New("still listed by a MultiKueueConfig")
 
 // KubeconfigSHA256Annotation, on a MultiKueueCluster the platform wrote, is
 // the SHA-256 of the kubeconfig it last wrote into the cluster's Secret: a
@@ -276,7 +281,7 @@ func tokenClaims(token string) (expires time.Time, serviceAccount, boundSecret s
 }
 
 // workerRole is the ClusterRole the platform wants in the worker.
-func workerRole(s spec.MultiKueueCluster) []rbacv1.PolicyRule {
+func workerRole() []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
 	for _, r := range spec.WorkerRBAC() {
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: r.APIGroups, Resources: r.Resources, Verbs: r.Verbs})
@@ -299,7 +304,7 @@ func workerAccess(ctx context.Context, wc *kube.Client, s spec.MultiKueueCluster
 		return "ClusterRole " + s.ServiceAccount + " missing", nil
 	case err != nil:
 		return "", err
-	case !sameRules(role.Rules, workerRole(s)):
+	case !sameRules(role.Rules, workerRole()):
 		return "ClusterRole " + s.ServiceAccount + " rules changed", nil
 	}
 	b, err := core.RbacV1().ClusterRoleBindings().Get(ctx, s.ServiceAccount, metav1.GetOptions{})
@@ -474,7 +479,7 @@ func (m MultiKueueClusters) write(ctx context.Context, wc *kube.Client, ep kube.
 		newHolder = holder.Name
 		tr, err := wc.Core.CoreV1().ServiceAccounts(spec.KueueNamespace).CreateToken(ctx, s.ServiceAccount, &authenticationv1.TokenRequest{
 			Spec: authenticationv1.TokenRequestSpec{
-				ExpirationSeconds: ptrTo(int64(s.TokenValidity / time.Second)),
+				ExpirationSeconds: ptr.To(int64(s.TokenValidity / time.Second)),
 				BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Secret", APIVersion: "v1", Name: holder.Name, UID: holder.UID},
 			},
 		}, metav1.CreateOptions{})
@@ -529,8 +534,6 @@ func (m MultiKueueClusters) created(ctx context.Context, kind, name string) bool
 	}
 	return apierrors.IsNotFound(err) || (err == nil && Created(obj))
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // applyWorkerAccess applies the service account, ClusterRole and binding in
 // the worker, with the platform's marker. It fails when kueue-system does
@@ -742,7 +745,7 @@ func (m MultiKueueClusters) waitUnused(ctx context.Context, ref Ref) error {
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("MultiKueueCluster %s is still listed by %s; it was not deleted: %w", ref.Name, strings.Join(users, ", "), ErrInUse)
+			return fmt.Errorf("MultiKueueCluster %s is still listed by %s; it was not deleted: %w", ref.Name, strings.Join(users, ", "), ErrStillListed)
 		}
 		select {
 		case <-ctx.Done():

@@ -7,8 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	rbacv1 "k8s.io/api/rbac/v1"
-
-	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
 func jwt(payload string) string {
@@ -84,7 +82,7 @@ func TestWorkerProblem(t *testing.T) {
 // is not.
 func TestSameRules(t *testing.T) {
 	t.Parallel()
-	want := workerRole(spec.MultiKueueCluster{})
+	want := workerRole()
 	var split []rbacv1.PolicyRule
 	for i := len(want) - 1; i >= 0; i-- {
 		for _, v := range want[i].Verbs {
