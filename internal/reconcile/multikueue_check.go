@@ -38,73 +38,21 @@ func DiffMultiKueueConfig(desired, actual spec.MultiKueueCheck) []string {
 }
 
 // MultiKueueChecks reconciles a spec.MultiKueueCheck: an AdmissionCheck and
-// the MultiKueueConfig of the same name it points at, like
-// ProvisioningAdmissionChecks; WaitReady waits for the check and every
-// cluster it lists to be Active.
+// the MultiKueueConfig of the same name it points at (CheckWithConfig);
+// WaitReady waits for the check and every cluster it lists to be Active.
 type MultiKueueChecks struct {
-	Checks  AdmissionChecks
-	Configs MultiKueueConfigs
-	kube    *kube.Client
-	Poll    time.Duration // default 200ms
+	CheckWithConfig[spec.MultiKueueCheck, *kueuev1beta2.MultiKueueConfig, *kueueac.MultiKueueConfigApplyConfiguration]
+	kube *kube.Client
+	Poll time.Duration // default 200ms
 }
 
 var _ Reconciler[Ref, spec.MultiKueueCheck, spec.MultiKueueCheck] = MultiKueueChecks{}
 
 // NewMultiKueueChecks reconciles through c.
 func NewMultiKueueChecks(c *kube.Client) MultiKueueChecks {
-	return MultiKueueChecks{Checks: NewAdmissionChecks(c), Configs: NewMultiKueueConfigs(c), kube: c}
-}
-
-// Observe reads both objects; found is false unless both exist.
-func (m MultiKueueChecks) Observe(ctx context.Context, ref Ref, hint spec.MultiKueueCheck) (spec.MultiKueueCheck, bool, error) {
-	cfg, found, err := m.Configs.Observe(ctx, ref, hint)
-	if err != nil || !found {
-		return cfg, false, err
-	}
-	_, found, err = m.Checks.Observe(ctx, ref, hint.AdmissionCheck())
-	return cfg, found, err
-}
-
-// Diff names the fields of the config that differ.
-func (m MultiKueueChecks) Diff(desired, actual spec.MultiKueueCheck) []string {
-	return m.Configs.Diff(desired, actual)
-}
-
-// Create creates both objects, the config first; either existing without
-// the platform's marker fails the create before anything is written.
-func (m MultiKueueChecks) Create(ctx context.Context, ref Ref, desired spec.MultiKueueCheck) (Result[spec.MultiKueueCheck], error) {
-	for _, check := range []func(context.Context, Ref) error{m.Configs.CheckCreate, m.Checks.CheckCreate} {
-		if err := check(ctx, ref); err != nil {
-			return Result[spec.MultiKueueCheck]{}, err
-		}
-	}
-	got, err := m.Configs.Create(ctx, ref, desired)
-	if err != nil {
-		return got, err
-	}
-	if _, err := m.Checks.Create(ctx, ref, desired.AdmissionCheck()); err != nil {
-		return got, err
-	}
-	return got, nil
-}
-
-// Update makes both objects match desired, the config first.
-func (m MultiKueueChecks) Update(ctx context.Context, ref Ref, _, desired spec.MultiKueueCheck) (Result[spec.MultiKueueCheck], error) {
-	got, err := m.Configs.apply(ctx, ref, desired)
-	if err != nil {
-		return Result[spec.MultiKueueCheck]{Observed: got}, err
-	}
-	_, err = m.Checks.apply(ctx, ref, desired.AdmissionCheck())
-	return Result[spec.MultiKueueCheck]{Observed: got}, err
-}
-
-// Delete deletes the AdmissionCheck (refused while a ClusterQueue lists it),
-// then the config.
-func (m MultiKueueChecks) Delete(ctx context.Context, ref Ref, _ spec.MultiKueueCheck) error {
-	if err := m.Checks.delete(ctx, ref); err != nil {
-		return err
-	}
-	return m.Configs.delete(ctx, ref)
+	return MultiKueueChecks{kube: c, CheckWithConfig: CheckWithConfig[spec.MultiKueueCheck, *kueuev1beta2.MultiKueueConfig, *kueueac.MultiKueueConfigApplyConfiguration]{
+		Checks: NewAdmissionChecks(c), Configs: NewMultiKueueConfigs(c), Check: spec.MultiKueueCheck.AdmissionCheck,
+	}}
 }
 
 // WaitReady waits until every cluster of desired is Active and Kueue reports

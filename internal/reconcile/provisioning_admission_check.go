@@ -96,13 +96,85 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(slices.Compact(a), slices.Compact(b))
 }
 
+// CheckWithConfig reconciles an AdmissionCheck together with the
+// configuration object of the same name its parameters point at (a
+// ProvisioningRequestConfig, a MultiKueueConfig), both with server-side
+// apply. The config is written first and deleted last, so the check never
+// points at nothing the platform created; what the platform compares is the
+// config (the check follows from it: it names the config).
+type CheckWithConfig[S any, O metav1.Object, AC Labeled[AC]] struct {
+	Checks  AdmissionChecks
+	Configs Object[S, O, AC]
+	// Check is the AdmissionCheck of a spec.
+	Check func(S) spec.AdmissionCheck
+}
+
+// Observe reads both objects; found is false unless both exist (a half that
+// is missing is re-created by the next apply).
+func (p CheckWithConfig[S, O, AC]) Observe(ctx context.Context, ref Ref, hint S) (S, bool, error) {
+	cfg, found, err := p.Configs.Observe(ctx, ref, hint)
+	if err != nil || !found {
+		return cfg, false, err
+	}
+	_, found, err = p.Checks.Observe(ctx, ref, p.Check(hint))
+	return cfg, found, err
+}
+
+// Diff names the fields of the config that differ.
+func (p CheckWithConfig[S, O, AC]) Diff(desired, actual S) []string {
+	return p.Configs.Diff(desired, actual)
+}
+
+// Create creates both objects, the config first. Either existing without the
+// platform's marker fails the create before anything is written.
+func (p CheckWithConfig[S, O, AC]) Create(ctx context.Context, ref Ref, desired S) (Result[S], error) {
+	for _, check := range []func(context.Context, Ref) error{p.Configs.CheckCreate, p.Checks.CheckCreate} {
+		if err := check(ctx, ref); err != nil {
+			return Result[S]{}, err
+		}
+	}
+	got, err := p.Configs.Create(ctx, ref, desired)
+	if err != nil {
+		return got, err
+	}
+	if _, err := p.Checks.Create(ctx, ref, p.Check(desired)); err != nil {
+		return got, err
+	}
+	return got, nil
+}
+
+// Update makes both objects match desired, the config first, and returns
+// what the server then holds.
+func (p CheckWithConfig[S, O, AC]) Update(ctx context.Context, ref Ref, _, desired S) (Result[S], error) {
+	got, err := p.Configs.apply(ctx, ref, desired)
+	if err != nil {
+		return Result[S]{Observed: got}, err
+	}
+	_, err = p.Checks.apply(ctx, ref, p.Check(desired))
+	return Result[S]{Observed: got}, err
+}
+
+// WaitReady returns at once: a provisioning check's controller reports on it
+// only once a ClusterQueue uses it, and that queue waits for it. Kinds whose
+// check reports on its own (MultiKueue) wait in their own WaitReady.
+func (p CheckWithConfig[S, O, AC]) WaitReady(context.Context, Ref, S) error { return nil }
+
+// Delete deletes the AdmissionCheck and waits until it is gone, then deletes
+// the config. While a ClusterQueue lists the check, nothing is deleted and
+// Delete fails saying which (after a grace period in which the queue may be
+// being deleted at the same time).
+func (p CheckWithConfig[S, O, AC]) Delete(ctx context.Context, ref Ref, _ S) error {
+	if err := p.Checks.delete(ctx, ref); err != nil {
+		return err
+	}
+	return p.Configs.delete(ctx, ref)
+}
+
 // ProvisioningAdmissionChecks reconciles a spec.ProvisioningAdmissionCheck:
 // an AdmissionCheck and the ProvisioningRequestConfig of the same name it
-// points at, both with server-side apply. The config is written first and
-// deleted last, so the check never points at nothing it created.
+// points at.
 type ProvisioningAdmissionChecks struct {
-	Checks  AdmissionChecks
-	Configs ProvisioningRequestConfigs
+	CheckWithConfig[spec.ProvisioningAdmissionCheck, *kueuev1beta2.ProvisioningRequestConfig, *kueueac.ProvisioningRequestConfigApplyConfiguration]
 }
 
 var (
@@ -113,68 +185,7 @@ var (
 
 // NewProvisioningAdmissionChecks reconciles through c.
 func NewProvisioningAdmissionChecks(c *kube.Client) ProvisioningAdmissionChecks {
-	return ProvisioningAdmissionChecks{Checks: NewAdmissionChecks(c), Configs: NewProvisioningRequestConfigs(c)}
-}
-
-// Observe reads both objects; found is false unless both exist (a half that
-// is missing is re-created by the next apply).
-func (p ProvisioningAdmissionChecks) Observe(ctx context.Context, ref Ref, hint spec.ProvisioningAdmissionCheck) (spec.ProvisioningAdmissionCheck, bool, error) {
-	cfg, found, err := p.Configs.Observe(ctx, ref, hint)
-	if err != nil || !found {
-		return cfg, false, err
-	}
-	_, found, err = p.Checks.Observe(ctx, ref, hint.AdmissionCheck())
-	return cfg, found, err
-}
-
-// Diff names the fields of the config that differ (the check follows from
-// it: it names the config).
-func (p ProvisioningAdmissionChecks) Diff(desired, actual spec.ProvisioningAdmissionCheck) []string {
-	return p.Configs.Diff(desired, actual)
-}
-
-// Create creates both objects, the config first. Either existing without the
-// platform's marker fails the create before anything is written.
-func (p ProvisioningAdmissionChecks) Create(ctx context.Context, ref Ref, desired spec.ProvisioningAdmissionCheck) (Result[spec.ProvisioningAdmissionCheck], error) {
-	for _, check := range []func(context.Context, Ref) error{p.Configs.CheckCreate, p.Checks.CheckCreate} {
-		if err := check(ctx, ref); err != nil {
-			return Result[spec.ProvisioningAdmissionCheck]{}, err
-		}
-	}
-	got, err := p.Configs.Create(ctx, ref, desired)
-	if err != nil {
-		return got, err
-	}
-	if _, err := p.Checks.Create(ctx, ref, desired.AdmissionCheck()); err != nil {
-		return got, err
-	}
-	return got, nil
-}
-
-// Update makes both objects match desired, the config first, and returns
-// what the server then holds.
-func (p ProvisioningAdmissionChecks) Update(ctx context.Context, ref Ref, _, desired spec.ProvisioningAdmissionCheck) (Result[spec.ProvisioningAdmissionCheck], error) {
-	got, err := p.Configs.apply(ctx, ref, desired)
-	if err != nil {
-		return Result[spec.ProvisioningAdmissionCheck]{Observed: got}, err
-	}
-	_, err = p.Checks.apply(ctx, ref, desired.AdmissionCheck())
-	return Result[spec.ProvisioningAdmissionCheck]{Observed: got}, err
-}
-
-// WaitReady returns at once: the check's controller reports on it only once
-// a ClusterQueue uses it, and that queue waits for it.
-func (p ProvisioningAdmissionChecks) WaitReady(context.Context, Ref, spec.ProvisioningAdmissionCheck) error {
-	return nil
-}
-
-// Delete deletes the AdmissionCheck and waits until it is gone, then deletes
-// the config. While a ClusterQueue lists the check, nothing is deleted and
-// Delete fails saying which (after a grace period in which the queue may be
-// being deleted at the same time).
-func (p ProvisioningAdmissionChecks) Delete(ctx context.Context, ref Ref, _ spec.ProvisioningAdmissionCheck) error {
-	if err := p.Checks.delete(ctx, ref); err != nil {
-		return err
-	}
-	return p.Configs.delete(ctx, ref)
+	return ProvisioningAdmissionChecks{CheckWithConfig[spec.ProvisioningAdmissionCheck, *kueuev1beta2.ProvisioningRequestConfig, *kueueac.ProvisioningRequestConfigApplyConfiguration]{
+		Checks: NewAdmissionChecks(c), Configs: NewProvisioningRequestConfigs(c), Check: spec.ProvisioningAdmissionCheck.AdmissionCheck,
+	}}
 }

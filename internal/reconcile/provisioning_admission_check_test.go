@@ -162,7 +162,8 @@ func newFakeProvisioning() fakeProvisioning {
 		kind: "AdmissionCheck", mu: mu, log: log, objs: f.checks, new: func() *kueuev1beta2.AdmissionCheck { return &kueuev1beta2.AdmissionCheck{} }}
 	cfgs := fakeAPI[*kueuev1beta2.ProvisioningRequestConfig, *kueueac.ProvisioningRequestConfigApplyConfiguration]{
 		kind: "ProvisioningRequestConfig", mu: mu, log: log, objs: f.cfgs, new: func() *kueuev1beta2.ProvisioningRequestConfig { return &kueuev1beta2.ProvisioningRequestConfig{} }}
-	f.rec = ProvisioningAdmissionChecks{
+	f.rec = ProvisioningAdmissionChecks{CheckWithConfig[spec.ProvisioningAdmissionCheck, *kueuev1beta2.ProvisioningRequestConfig, *kueueac.ProvisioningRequestConfigApplyConfiguration]{
+		Check: spec.ProvisioningAdmissionCheck.AdmissionCheck,
 		Checks: AdmissionChecks{Kind: "AdmissionCheck", Build: kueue.AdmissionCheck, Read: kueue.AdmissionCheckSpec, DiffSpec: DiffAdmissionCheck, Poll: time.Millisecond,
 			API: func(string) ObjectAPI[*kueuev1beta2.AdmissionCheck, *kueueac.AdmissionCheckApplyConfiguration] {
 				return checks
@@ -172,7 +173,7 @@ func newFakeProvisioning() fakeProvisioning {
 			API: func(string) ObjectAPI[*kueuev1beta2.ProvisioningRequestConfig, *kueueac.ProvisioningRequestConfigApplyConfiguration] {
 				return cfgs
 			}},
-	}
+	}}
 	return f
 }
 
