@@ -114,7 +114,7 @@ resource "mlplatform_local_queue" "gpu" {
 		}
 
 		for i := 0; i < jobs; i++ {
-			if _, err := core.BatchV1().Jobs(ns).Create(ctx, queuedJob(ns, jobName(i), queue, "1", "1"), metav1.CreateOptions{}); err != nil {
+			if _, err := core.BatchV1().Jobs(ns).Create(ctx, acctest.QueuedJob(ns, jobName(i), queue, "1", "1"), metav1.CreateOptions{}); err != nil {
 				return err
 			}
 		}

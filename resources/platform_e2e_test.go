@@ -97,7 +97,7 @@ resource "mlplatform_local_queue" "gpu" {
 }
 `
 	admitted := func(*terraform.State) error {
-		job := queuedJob("acc-e2e-vision", "llm-finetune", "gpu", "8", "8")
+		job := acctest.QueuedJob("acc-e2e-vision", "llm-finetune", "gpu", "8", "8")
 		job.Spec.Template.Spec.ServiceAccountName = "trainer" // Workload Identity: acts as the team's GSA
 		if _, err := core.BatchV1().Jobs("acc-e2e-vision").Create(ctx, job, metav1.CreateOptions{}); err != nil {
 			return err

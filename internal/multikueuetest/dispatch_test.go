@@ -10,10 +10,8 @@ import (
 	"testing"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -59,30 +57,12 @@ resource "mlplatform_local_queue" "%[1]s" {
 `, alias, provider, flavor, checks, team, gpus)
 }
 
-// gpuJob is a suspended one-GPU Job for the team's LocalQueue "gpu".
-func gpuJob(name string) *batchv1.Job {
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: team, Labels: map[string]string{"kueue.x-k8s.io/queue-name": "gpu"}},
-		Spec: batchv1.JobSpec{
-			Suspend: ptr.To(true),
-			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-				RestartPolicy: corev1.RestartPolicyNever,
-				Containers: []corev1.Container{{Name: "train", Image: "trainer:latest",
-					Resources: corev1.ResourceRequirements{
-						Requests: corev1.ResourceList{"nvidia.com/gpu": k8sresource.MustParse("1")},
-						Limits:   corev1.ResourceList{"nvidia.com/gpu": k8sresource.MustParse("1")},
-					}}},
-			}},
-		},
-	}
-}
-
 // dispatched submits a Job in the manager and waits until the manager's
 // Workload says which worker admitted it; that worker must hold the Job.
 func dispatched(ctx context.Context, m *testenv.Multi, name string) (string, error) {
 	core := kubernetes.NewForConfigOrDie(m.Manager.REST)
 	kq := kueueclient.NewForConfigOrDie(m.Manager.REST)
-	if _, err := core.BatchV1().Jobs(team).Create(ctx, gpuJob(name), metav1.CreateOptions{}); err != nil {
+	if _, err := core.BatchV1().Jobs(team).Create(ctx, acctest.QueuedJob(team, name, "gpu", "", "1"), metav1.CreateOptions{}); err != nil {
 		return "", err
 	}
 	var cluster, last string

@@ -8,13 +8,9 @@ import (
 	"testing"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/utils/ptr"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
@@ -67,21 +63,7 @@ func TestAccMultiRegionExample(t *testing.T) {
 		}
 	}
 
-	job := &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: "llm-finetune", Namespace: "team-vision", Labels: map[string]string{"kueue.x-k8s.io/queue-name": "gpu"}},
-		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-			RestartPolicy: corev1.RestartPolicyNever,
-			// The team namespace enforces restricted Pod Security.
-			SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true),
-				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
-			Containers: []corev1.Container{{Name: "train", Image: "trainer:latest", SecurityContext: &corev1.SecurityContext{
-				AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
-				Resources: corev1.ResourceRequirements{
-					Requests: corev1.ResourceList{"cpu": k8sresource.MustParse("8"), "memory": k8sresource.MustParse("64Gi"), "nvidia.com/gpu": k8sresource.MustParse("2")},
-					Limits:   corev1.ResourceList{"nvidia.com/gpu": k8sresource.MustParse("2")},
-				}}},
-		}}},
-	}
+	job := acctest.QueuedJob("team-vision", "llm-finetune", "gpu", "8", "2")
 	if _, err := kubernetes.NewForConfigOrDie(m.Manager.REST).BatchV1().Jobs("team-vision").Create(ctx, job, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
