@@ -621,3 +621,43 @@ resource "mlplatform_multikueue_check" "broken" {
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// An update that would switch the manager to a service account someone else
+// made in the worker is refused before any write; theirs stays unmarked
+// and without the platform's RBAC.
+func TestAccMultiKueueUpdateRefusesTheirServiceAccount(t *testing.T) {
+	m := envs(t)
+	ctx := context.Background()
+	w2core, _ := clients(t, m.Workers[1])
+	theirs := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "their-sa", Namespace: "kueue-system"}}
+	if _, err := w2core.CoreV1().ServiceAccounts("kueue-system").Create(ctx, theirs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = w2core.CoreV1().ServiceAccounts("kueue-system").Delete(ctx, theirs.Name, metav1.DeleteOptions{})
+	}()
+	config := func(sa string) string {
+		return providers(m, "", false) + fmt.Sprintf(`
+resource "mlplatform_multikueue_cluster" "w2" {
+  name                   = "worker-2"
+  worker                 = { kubeconfig = %q }
+  worker_service_account = %q
+}
+`, m.Workers[1].Kubeconfig, sa)
+	}
+	acctest.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{Config: config("mlplatform-multikueue")},
+			{Config: config("their-sa"), ExpectError: regexp.MustCompile(`(?s)ServiceAccount kueue-system/their-sa already exists.*not created by\s+mlplatform`)},
+			{Config: config("mlplatform-multikueue")},
+		},
+	})
+	got, err := w2core.CoreV1().ServiceAccounts("kueue-system").Get(ctx, theirs.Name, metav1.GetOptions{})
+	if err != nil || len(got.Labels) > 0 {
+		t.Fatalf("their service account was changed (err %v): labels %v", err, got.Labels)
+	}
+	if _, err := w2core.RbacV1().ClusterRoles().Get(ctx, theirs.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("a refused update wrote a ClusterRole for their service account (err %v)", err)
+	}
+}

@@ -349,13 +349,18 @@ func (m MultiKueueClusters) Create(ctx context.Context, ref Ref, desired spec.Mu
 	if err != nil {
 		return Result[MultiKueueClusterObserved]{}, &WorkerError{Name: ref.Name, Worker: desired.Worker, Err: err}
 	}
-	if err := m.checkCreate(ctx, wc, ref, desired); err != nil {
+	if err := m.checkCreate(ctx, wc, ref, desired, false); err != nil {
 		return Result[MultiKueueClusterObserved]{}, err
 	}
 	return m.write(ctx, wc, ep, ref, desired, true, true)
 }
 
-func (m MultiKueueClusters) checkCreate(ctx context.Context, wc *kube.Client, ref Ref, s spec.MultiKueueCluster) error {
+// checkCreate fails with a *NotOwnedError when one of the five objects a
+// create writes exists without the platform's marker; workerOnly checks
+// the worker's three alone (an update: the manager's two may be imported,
+// but an import of them is no licence to take over a service account or
+// RBAC of the same name in the worker).
+func (m MultiKueueClusters) checkCreate(ctx context.Context, wc *kube.Client, ref Ref, s spec.MultiKueueCluster, workerOnly bool) error {
 	type check struct {
 		kind, name string
 		get        func() (metav1.Object, error)
@@ -377,6 +382,9 @@ func (m MultiKueueClusters) checkCreate(ctx context.Context, wc *kube.Client, re
 		{"MultiKueueCluster", ref.Name, func() (metav1.Object, error) {
 			return m.Manager.Kueue.KueueV1beta2().MultiKueueClusters().Get(ctx, ref.Name, metav1.GetOptions{})
 		}},
+	}
+	if workerOnly {
+		checks = checks[:3]
 	}
 	for i, c := range checks {
 		obj, err := c.get()
@@ -409,6 +417,9 @@ func (m MultiKueueClusters) Update(ctx context.Context, ref Ref, prior, desired 
 	wc, ep, err := m.Worker(ctx, desired.Worker)
 	if err != nil {
 		return Result[MultiKueueClusterObserved]{}, &WorkerError{Name: ref.Name, Worker: desired.Worker, Err: err}
+	}
+	if err := m.checkCreate(ctx, wc, ref, desired, true); err != nil {
+		return Result[MultiKueueClusterObserved]{}, err
 	}
 	rewrite := desired.RewriteKubeconfig
 	if !rewrite {
