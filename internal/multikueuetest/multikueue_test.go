@@ -661,3 +661,49 @@ resource "mlplatform_multikueue_cluster" "w2" {
 		t.Fatalf("a refused update wrote a ClusterRole for their service account (err %v)", err)
 	}
 }
+
+// Import is the door to a MultiKueueCluster someone made: destroying the
+// imported worker removes it and the Secret it reads, but not an unrelated
+// Secret that happens to be called NAME-kubeconfig.
+func TestAccMultiKueueImportedDestroyKeepsOthersSecrets(t *testing.T) {
+	m := envs(t)
+	ctx := context.Background()
+	mgr, mq := clients(t, m.Manager)
+	for _, name := range []string{"legacy-secret", "legacy-kubeconfig"} {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kueue-system"}, Data: map[string][]byte{"kubeconfig": []byte("x")}}
+		if _, err := mgr.CoreV1().Secrets("kueue-system").Create(ctx, s, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = mgr.CoreV1().Secrets("kueue-system").Delete(ctx, name, metav1.DeleteOptions{}) }()
+	}
+	c := &kueuev1beta2.MultiKueueCluster{ObjectMeta: metav1.ObjectMeta{Name: "legacy"}, Spec: kueuev1beta2.MultiKueueClusterSpec{ClusterSource: kueuev1beta2.ClusterSource{
+		KubeConfig: &kueuev1beta2.KubeConfig{Location: "legacy-secret", LocationType: kueuev1beta2.SecretLocationType}}}}
+	if _, err := mq.KueueV1beta2().MultiKueueClusters().Create(ctx, c, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = mq.KueueV1beta2().MultiKueueClusters().Delete(ctx, "legacy", metav1.DeleteOptions{}) }()
+	acctest.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{{
+			Config: providers(m, "", false) + fmt.Sprintf(`
+resource "mlplatform_multikueue_cluster" "legacy" {
+  name   = "legacy"
+  worker = { kubeconfig = %q }
+}
+`, m.Workers[1].Kubeconfig),
+			ResourceName: "mlplatform_multikueue_cluster.legacy", ImportState: true, ImportStateId: "legacy", ImportStatePersist: true,
+		}},
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := mq.KueueV1beta2().MultiKueueClusters().Get(ctx, "legacy", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("the imported MultiKueueCluster was not deleted (err %v)", err)
+			}
+			if _, err := mgr.CoreV1().Secrets("kueue-system").Get(ctx, "legacy-secret", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("the Secret the imported MultiKueueCluster read was not deleted (err %v)", err)
+			}
+			if _, err := mgr.CoreV1().Secrets("kueue-system").Get(ctx, "legacy-kubeconfig", metav1.GetOptions{}); err != nil {
+				return fmt.Errorf("destroy deleted legacy-kubeconfig, a Secret it neither created nor imported: %w", err)
+			}
+			return nil
+		},
+	})
+}

@@ -633,11 +633,36 @@ func (m MultiKueueClusters) Delete(ctx context.Context, ref Ref, last spec.Multi
 		return err
 	}
 	mkcs := m.Manager.Kueue.KueueV1beta2().MultiKueueClusters()
+	// The Secret the MultiKueueCluster reads is managed with it (created, or
+	// imported with it); NAME-kubeconfig otherwise only when the platform
+	// created it (a delete cut off after the MultiKueueCluster went).
+	reads := ""
+	if mkc, err := mkcs.Get(ctx, ref.Name, metav1.GetOptions{}); err == nil {
+		reads = kueue.MultiKueueClusterSecret(mkc)
+	} else if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("read MultiKueueCluster %s: %w", ref.Name, err)
+	}
 	if err := mkcs.Delete(ctx, ref.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete MultiKueueCluster %s: %w", ref.Name, err)
 	}
-	if err := m.Manager.Core.CoreV1().Secrets(spec.KueueNamespace).Delete(ctx, last.SecretName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete Secret %s/%s: %w", spec.KueueNamespace, last.SecretName(), err)
+	secrets := m.Manager.Core.CoreV1().Secrets(spec.KueueNamespace)
+	for _, name := range slices.Compact([]string{reads, last.SecretName()}) {
+		if name == "" {
+			continue
+		}
+		obj, err := secrets.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err == nil && name != reads && !Created(obj) {
+			continue // someone else's Secret of that name: not ours to delete
+		}
+		if err == nil {
+			err = secrets.Delete(ctx, name, metav1.DeleteOptions{})
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete Secret %s/%s: %w", spec.KueueNamespace, name, err)
+		}
 	}
 	if last.Worker.GKE == nil && last.Worker.Kubeconfig == "" {
 		return nil
