@@ -58,7 +58,7 @@ func init() {
 		return map[string]any{"strategy": strategy, "max_shared_clients_per_gpu": clients}
 	}
 	manyLabels := map[string]any{}
-	for i := range 61 {
+	for i := range 60 { // + 3 cost labels + the marker + the creation id = 65
 		manyLabels[fmt.Sprintf("label-%02d", i)] = "x"
 	}
 	longLabels := map[string]any{}
@@ -219,6 +219,7 @@ func init() {
 			"resource label value too long": {set: map[string]any{"resource_labels": map[string]any{"team": strings.Repeat("v", 64)}}, path: `resource_labels["team"]`, want: `(?s)64 characters long; the limit is 63`},
 			"goog- resource label":          {set: map[string]any{"resource_labels": map[string]any{"goog-team": "x"}}, path: `resource_labels["goog-team"]`, want: `(?s)Reserved Resource Label.*"team"`},
 			"marker resource label":         {set: map[string]any{"resource_labels": map[string]any{"mlplatform-managed-by": "me"}}, path: `resource_labels["mlplatform-managed-by"]`, want: `(?s)Reserved Resource Label`},
+			"creation resource label":       {set: map[string]any{"resource_labels": map[string]any{"mlplatform-creation": "x"}}, path: `resource_labels["mlplatform-creation"]`, want: `(?s)Reserved Resource Label`},
 			"too many resource labels":      {set: map[string]any{"resource_labels": manyLabels}, path: "resource_labels", want: `(?s)Too Many Resource Labels.*Remove 1`},
 
 			// disk: boot disks GKE and the machine series take.

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
@@ -180,7 +181,10 @@ func (c *crud[M, R, S, O]) desired(ctx context.Context, m M, diags *diag.Diagnos
 // with the reconciler's Create when prior is nil, its Update otherwise. A
 // failed write records nothing (an update keeps the prior state, which the
 // response starts with) unless the reconciler says it wrote part of it.
-func (c *crud[M, R, S, O]) write(ctx context.Context, plan tfsdk.Plan, prior *tfsdk.State, state *tfsdk.State, diags *diag.Diagnostics) {
+// private holds the identities of the objects the resource instance
+// recorded (identities.go): empty for a create, the prior ones for an
+// update; the write records what it created or took over there.
+func (c *crud[M, R, S, O]) write(ctx context.Context, plan tfsdk.Plan, prior *tfsdk.State, state *tfsdk.State, private privateData, diags *diag.Diagnostics) {
 	creating := prior == nil
 	var m M
 	diags.Append(getModel(ctx, plan, &m)...)
@@ -211,6 +215,9 @@ func (c *crud[M, R, S, O]) write(ctx context.Context, plan tfsdk.Plan, prior *tf
 		return
 	}
 	ref := c.ref(m)
+	ledger := loadLedger(ctx, private, creating, diags)
+	ctx = reconcile.WithLedger(ctx, ledger)
+	defer saveLedger(ctx, private, ledger, diags)
 	var res reconcile.Result[O]
 	var err error
 	if creating {
@@ -231,7 +238,7 @@ func (c *crud[M, R, S, O]) write(ctx context.Context, plan tfsdk.Plan, prior *tf
 		if creating {
 			diagnostics.NotOwned(diags, c.resourceType, c.idOf(ref), advice, err)
 		} else {
-			diagnostics.NotOwnedByUpdate(diags, advice, err)
+			diagnostics.NotOwnedByUpdate(diags, advice, c.resourceType, c.idOf(ref), err)
 		}
 		return // nothing was written, so nothing is recorded
 	case err != nil:
@@ -268,8 +275,10 @@ func (c *crud[M, R, S, O]) idOf(ref R) string {
 	return fmt.Sprint(ref)
 }
 
-// read refreshes state from the server, removing it when the object is gone.
-func (c *crud[M, R, S, O]) read(ctx context.Context, current tfsdk.State, state *tfsdk.State, diags *diag.Diagnostics) {
+// read refreshes state from the server, removing it when the object is gone,
+// or is not the one the resource instance recorded (deleted and made again
+// by someone: a warning says so, and what the apply will do).
+func (c *crud[M, R, S, O]) read(ctx context.Context, current tfsdk.State, state *tfsdk.State, private privateData, diags *diag.Diagnostics) {
 	var m M
 	diags.Append(getModel(ctx, current, &m)...)
 	if diags.HasError() {
@@ -290,6 +299,10 @@ func (c *crud[M, R, S, O]) read(ctx context.Context, current tfsdk.State, state 
 		hint = c.toSpec(m, ctx, &ignored)
 	}
 	ref := c.ref(m)
+	ledger := loadLedger(ctx, private, false, diags)
+	ctx = reconcile.WithLedger(ctx, ledger)
+	defer saveLedger(ctx, private, ledger, diags)
+	defer c.foreign(ledger, ref, diags)
 	got, found, err := r.Observe(ctx, ref, hint)
 	if err != nil {
 		c.fail(diags, "Could Not Read "+c.title(ref), err)
@@ -300,14 +313,43 @@ func (c *crud[M, R, S, O]) read(ctx context.Context, current tfsdk.State, state 
 		return
 	}
 	next := c.toState(ctx, got, hint, m, diags)
-	if modelUnchanged(next, m) {
+	missing := ledger.Missing()
+	if modelUnchanged(next, m) && len(missing) == 0 {
 		return // the response already holds the current state
 	}
 	diags.Append(setState(ctx, state, next)...)
+	if len(missing) > 0 {
+		// Part of the resource is gone: id reads null until the apply
+		// that ModifyPlan plans (repairPlan) writes it again.
+		diags.Append(state.SetAttribute(ctx, path.Root("id"), types.StringNull())...)
+		diags.AddWarning(c.title(ref)+" Is Incomplete", strings.Join(missing, " and ")+", part of this resource, is missing "+
+			"(deleted outside Terraform). The plan updates the resource (id is known after apply), and the apply creates it again.")
+	}
 }
 
-// delete deletes the object and waits until it is gone.
-func (c *crud[M, R, S, O]) delete(ctx context.Context, current tfsdk.State, diags *diag.Diagnostics) {
+// ModifyPlan plans an update of a resource that a refresh found
+// incomplete (repairPlan).
+func (c *crud[M, R, S, O]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	repairPlan(ctx, req, resp)
+}
+
+// repairPlan plans an update (id known after apply) of a resource whose
+// state has no id: a refresh found part of it missing (read), and the apply
+// writes it again. Resources with a ModifyPlan of their own call it.
+func repairPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	var id types.String
+	if d := req.State.GetAttribute(ctx, path.Root("id"), &id); d.HasError() || !id.IsNull() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), types.StringUnknown())...)
+}
+
+// delete deletes the object and waits until it is gone. What is not the
+// resource instance's (not the object it recorded) is left, with a warning.
+func (c *crud[M, R, S, O]) delete(ctx context.Context, current tfsdk.State, private privateData, diags *diag.Diagnostics) {
 	var m M
 	diags.Append(getModel(ctx, current, &m)...)
 	if diags.HasError() {
@@ -323,6 +365,9 @@ func (c *crud[M, R, S, O]) delete(ctx context.Context, current tfsdk.State, diag
 		return
 	}
 	ref := c.ref(m)
+	ledger := loadLedger(ctx, private, false, diags)
+	ctx = reconcile.WithLedger(ctx, ledger)
+	defer c.foreign(ledger, ref, diags)
 	if c.beforeDelete != nil {
 		if err := c.beforeDelete(ctx, c.clients, m); err != nil {
 			diagnostics.Error(diags, "Could Not Delete "+c.title(ref), err)
@@ -361,19 +406,27 @@ func (c *crud[M, R, S, O]) Configure(_ context.Context, req resource.ConfigureRe
 }
 
 func (c *crud[M, R, S, O]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	c.write(ctx, req.Plan, nil, &resp.State, &resp.Diagnostics)
+	c.write(ctx, req.Plan, nil, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (c *crud[M, R, S, O]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	c.write(ctx, req.Plan, &req.State, &resp.State, &resp.Diagnostics)
+	c.write(ctx, req.Plan, &req.State, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (c *crud[M, R, S, O]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	c.read(ctx, req.State, &resp.State, &resp.Diagnostics)
+	c.read(ctx, req.State, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (c *crud[M, R, S, O]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	c.delete(ctx, req.State, &resp.Diagnostics)
+	c.delete(ctx, req.State, req.Private, &resp.Diagnostics)
+}
+
+// foreign warns of what the operation found, at a name the resource
+// instance manages, that is not the object it recorded.
+func (c *crud[M, R, S, O]) foreign(l *reconcile.Ledger, ref R, diags *diag.Diagnostics) {
+	for _, f := range l.Foreign() {
+		diagnostics.Foreign(diags, f, c.idOf(ref))
+	}
 }
 
 // objectCRUD is crud for a kind whose server view is its spec, named by a

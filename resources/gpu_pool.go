@@ -218,7 +218,7 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 			"resource_labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Google Cloud labels on the pool's VMs, for cost reports (e.g. `team`, `owner`). The provider adds `" +
 					spec.CostLabelPool + "`, `" + spec.CostLabelGPU + "` and `" + spec.CostLabelCapacity + "` from the pool itself (set them here to override); " +
-					"all labels, GKE's `goog-gke-*` and the provider's `" + spec.PoolMarkerLabel + "` included, are in `effective_labels`. Changed in place."},
+					"all labels, GKE's `goog-gke-*` and the provider's `" + spec.PoolMarkerLabel + "` and `" + spec.PoolCreationLabel + "` included, are in `effective_labels`. Changed in place."},
 			"disk": schema.SingleNestedAttribute{Optional: true, Computed: true, MarkdownDescription: "Boot disk; default GKE's. Changed in place.",
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 				Attributes: map[string]schema.Attribute{

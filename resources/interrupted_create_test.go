@@ -3,39 +3,31 @@ package resources_test
 import (
 	"context"
 	"os"
-	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
 // An apply cut off between the server's write and Terraform saving state
-// (here: `terraform state rm` after the apply, which leaves exactly that) is
-// completed by the next apply, without an import: the objects carry the
-// provider's marker, so the creates recognise them as their own and adopt
-// them (the same objects: their UIDs and the pool's and account's names do
-// not change), and the plan after is empty. Destroy then deletes them, since
-// they are in state again.
+// (here: `terraform state rm` after the apply, which leaves exactly that)
+// leaves objects that no state records: nothing proves they are this
+// configuration's and not another's. The next apply refuses each, writing
+// nothing, with the exact import command; running those imports and applying
+// again gives an empty plan, with the same objects (their UIDs, the pool's
+// creation id and the account's uniqueId do not change).
 func TestAccInterruptedCreateIsRepaired(t *testing.T) {
 	e := acctest.Env(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	t.Cleanup(cancel)
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli := acctest.NewCLI(ctx, t, root)
-	cfg := `terraform {
-  required_providers {
-    mlplatform = { source = "mlplatform/mlplatform" }
-  }
-}
-` + acctest.ProviderConfig(t) + `
+	cli := newCLI(ctx, t, `
 resource "mlplatform_team_namespace" "ns" {
   name = "acc-int-team"
   team = "int"
@@ -69,15 +61,8 @@ resource "mlplatform_workload_identity" "trainer" {
   kubernetes_service_account    = "trainer"
   create_google_service_account = { account_id = "acc-int-trainer", description = "Trains the int team's models" }
 }
-`
-	if err := os.WriteFile(filepath.Join(cli.Dir, "main.tf"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if out, code := cli.RunCode("destroy", "-auto-approve", "-input=false", "-no-color"); code != 0 {
-			t.Errorf("destroy exited %d:\n%s", code, out)
-		}
-	})
+`)
+	destroyAtEnd(t, cli)
 	cli.Run("apply", "-auto-approve", "-input=false", "-no-color")
 
 	core, kq := acctest.Kube(t)
@@ -107,23 +92,118 @@ resource "mlplatform_workload_identity" "trainer" {
 			t.Fatal("the node pool is gone")
 		}
 		return map[string]string{"namespace": string(ns.UID), "cluster queue": string(cq.UID), "ksa": string(ksa.UID),
-			"gsa": sa.GetUniqueId(), "gsa description": sa.GetDescription(), "pool instance groups": strings.Join(np.GetInstanceGroupUrls(), " ")}
+			"gsa": sa.GetUniqueId(), "gsa description": sa.GetDescription(), "pool instance groups": strings.Join(np.GetInstanceGroupUrls(), " "),
+			"pool creation": np.GetConfig().GetResourceLabels()[spec.PoolCreationLabel]}
 	}
 	before := identities()
 
 	// Cut off: the objects exist, the state does not know them.
-	for _, addr := range []string{"mlplatform_team_namespace.ns", "mlplatform_cluster_queue.cq", "mlplatform_gpu_pool.l4",
-		"mlplatform_workload_identity.trainer"} {
+	cutOff := map[string]string{"mlplatform_team_namespace.ns": "acc-int-team", "mlplatform_cluster_queue.cq": "acc-int-team",
+		"mlplatform_gpu_pool.l4": "", "mlplatform_workload_identity.trainer": "acc-int-team/trainer"}
+	for addr := range cutOff {
 		cli.Run("state", "rm", "-no-color", addr)
 	}
-	out := cli.Run("apply", "-auto-approve", "-input=false", "-no-color")
-	if !strings.Contains(string(out), "4 added, 0 changed, 0 destroyed") {
-		t.Errorf("the repairing apply did not create exactly the four forgotten resources:\n%s", out)
-	}
-	if out, code := cli.RunCode("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
-		t.Fatalf("plan after the repairing apply exited %d (2: not empty):\n%s", code, out)
+	// As a user would: apply, import what it refuses as the error says, and
+	// again (a resource whose dependency was refused is not tried until that
+	// one is imported).
+	for round := 0; len(cutOff) > 0; round++ {
+		out, code := cli.RunCode("apply", "-auto-approve", "-input=false", "-no-color")
+		if code == 0 || round == len(cutOff)+1 {
+			t.Fatalf("apply %d after the cut-off one: exit %d with %v not imported yet:\n%s", round, code, cutOff, out)
+		}
+		got := oneLine(string(out))
+		for addr, id := range cutOff {
+			re := regexp.MustCompile(`Already Exists (│ )?with ` + regexp.QuoteMeta(addr) + `,.*an apply that created it was cut off before ` +
+				`Terraform could save its state.*terraform import ADDRESS (\S+) where ADDRESS`)
+			m := re.FindStringSubmatch(errorOf(got, addr, re))
+			switch {
+			case m == nil:
+				continue // not tried yet
+			case id != "" && m[2] != id:
+				t.Errorf("%s: import id %q, want %q", addr, m[2], id)
+			}
+			cli.Run("import", "-input=false", "-no-color", addr, m[2]) // as the error says
+			delete(cutOff, addr)
+		}
 	}
 	if diff := cmp.Diff(before, identities()); diff != "" {
-		t.Errorf("the repairing apply replaced objects instead of adopting them (-before +after):\n%s", diff)
+		t.Fatalf("the refused apply or the imports changed the objects (-before +after):\n%s", diff)
+	}
+	cli.Run("apply", "-auto-approve", "-input=false", "-no-color")
+	if out, code := cli.RunCode("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
+		t.Fatalf("plan after the imports and an apply exited %d (2: not empty):\n%s", code, out)
+	}
+	if diff := cmp.Diff(before, identities()); diff != "" {
+		t.Errorf("the imports replaced objects instead of taking them (-before +after):\n%s", diff)
+	}
+}
+
+// Ctrl-C while the apply waits (GKE creating a pool, Kueue activating a
+// queue): Terraform saves what the provider recorded of the cut-off creates,
+// so the next apply completes them with no import, and the plan after is
+// empty. Not parallel: it slows the GKE fake's operations down for a while.
+func TestAccInterruptedCreateSavedIsCompleted(t *testing.T) {
+	e := acctest.Env(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel)
+	pool := `
+resource "mlplatform_gpu_pool" "l4" {
+  name         = "acc-cut-l4"
+  machine_type = "g2-standard-8"
+  gpu          = { type = "nvidia-l4", count = 1 }
+  capacity     = "spot"
+  autoscaling  = { max_nodes = 2 }
+}
+
+resource "mlplatform_cluster_queue" "cq" {
+  name               = "acc-cut"
+  namespace_selector = {}
+  active_timeout     = "5m"
+  resource_groups = [{
+    covered_resources = ["nvidia.com/gpu"]
+    flavors = [{ name = "acc-cut-l4", resources = [{ name = "nvidia.com/gpu", nominal_quota = "4" }] }]
+  }]
+}
+`
+	cli := newCLI(ctx, t, pool)
+	destroyAtEnd(t, cli)
+	e.GCP.Container.SetOpLatency(5 * time.Minute)
+	t.Cleanup(func() { e.GCP.Container.SetOpLatency(50 * time.Millisecond) })
+	run := cli.Start("apply", "-auto-approve", "-input=false", "-no-color")
+	gc := gkeClient(t, e.GCP)
+	_, kq := acctest.Kube(t)
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := kq.KueueV1beta2().ClusterQueues().Get(ctx, "acc-cut", metav1.GetOptions{})
+		return err == nil && getPool(t, gc, "acc-cut-l4") != nil, nil
+	}); err != nil {
+		t.Fatalf("the pool and the queue were not being created: %v", err)
+	}
+	time.Sleep(2 * time.Second) // both waiting
+	if err := run.Cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	out, code := run.Wait()
+	if code == 0 {
+		t.Fatalf("the interrupted apply succeeded:\n%s", out)
+	}
+	e.GCP.Container.SetOpLatency(50 * time.Millisecond)
+	list := string(cli.Run("state", "list"))
+	for _, addr := range []string{"mlplatform_gpu_pool.l4", "mlplatform_cluster_queue.cq"} {
+		if !strings.Contains(list, addr) {
+			t.Errorf("the interrupted apply did not save %s:\n%s\napply said:\n%s", addr, list, out)
+		}
+	}
+	// The queue's flavor, now there: the next apply completes both, with no import.
+	writeConfig(t, cli, pool+`
+resource "mlplatform_resource_flavor" "l4" {
+  name = "acc-cut-l4"
+}
+`)
+	out = cli.Run("apply", "-auto-approve", "-input=false", "-no-color")
+	if strings.Contains(string(out), "Already Exists") {
+		t.Errorf("the apply after Ctrl-C met its own objects as someone else's:\n%s", out)
+	}
+	if out, code := cli.RunCode("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
+		t.Errorf("plan after the completing apply exited %d (2: not empty):\n%s", code, out)
 	}
 }

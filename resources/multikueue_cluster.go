@@ -215,6 +215,7 @@ func (r *MultiKueueCluster) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if req.State.Raw.IsNull() {
 		return // a create: everything computed is known after apply
 	}
+	repairPlan(ctx, req, resp)
 	var state multiKueueClusterModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

@@ -116,7 +116,7 @@ func TestAccCreateNeverTakesOver(t *testing.T) {
   name = "acc-own-ns"
   team = "x"
 }`,
-			want: `(?s)Namespace acc-own-ns Already Exists.*terraform import mlplatform_team_namespace.<resource name> acc-own-ns`,
+			want: `(?s)Namespace acc-own-ns Already Exists.*terraform import ADDRESS acc-own-ns`,
 		},
 		"ClusterQueue installed by Helm": {
 			given: func(t *testing.T) version {
@@ -132,7 +132,7 @@ func TestAccCreateNeverTakesOver(t *testing.T) {
 				return rv(kq.KueueV1beta2().ClusterQueues().Get, "acc-own-cq")
 			},
 			hcl:  gpuQueue("acc-own-cq", "acc-own-cq-h100", ""),
-			want: `(?s)ClusterQueue acc-own-cq Already Exists.*terraform import mlplatform_cluster_queue.<resource name> acc-own-cq.*labelled app.kubernetes.io/managed-by=Helm; it was written by helm\)`,
+			want: `(?s)ClusterQueue acc-own-cq Already Exists.*terraform import ADDRESS acc-own-cq.*labelled app.kubernetes.io/managed-by=Helm; it was written by helm\)`,
 		},
 		"LocalQueue": {
 			given: func(t *testing.T) version {
@@ -150,7 +150,7 @@ func TestAccCreateNeverTakesOver(t *testing.T) {
   cluster_queue   = "acc-own-lq-cq"
   wait_for_active = false
 }`,
-			want: `(?s)LocalQueue acc-own-lq/gpu Already Exists.*terraform import mlplatform_local_queue.<resource name> acc-own-lq/gpu.*written by kubectl-create`,
+			want: `(?s)LocalQueue acc-own-lq/gpu Already Exists.*terraform import ADDRESS acc-own-lq/gpu.*written by kubectl-create`,
 		},
 		"ResourceFlavor installed by Helm": {
 			given: func(t *testing.T) version {
@@ -165,7 +165,7 @@ func TestAccCreateNeverTakesOver(t *testing.T) {
   name        = "acc-own-rf"
   node_labels = { "cloud.google.com/gke-nodepool" = "new" }
 }`,
-			want: `(?s)ResourceFlavor acc-own-rf Already Exists.*terraform import mlplatform_resource_flavor.<resource name> acc-own-rf`,
+			want: `(?s)ResourceFlavor acc-own-rf Already Exists.*terraform import ADDRESS acc-own-rf`,
 		},
 		"Cohort": {
 			given: func(t *testing.T) version {
@@ -175,7 +175,7 @@ func TestAccCreateNeverTakesOver(t *testing.T) {
 				return rv(kq.KueueV1beta2().Cohorts().Get, "acc-own-cohort")
 			},
 			hcl:  `resource "mlplatform_cohort" "x" { name = "acc-own-cohort" }`,
-			want: `(?s)Cohort acc-own-cohort Already Exists.*terraform import mlplatform_cohort.<resource name> acc-own-cohort`,
+			want: `(?s)Cohort acc-own-cohort Already Exists.*terraform import ADDRESS acc-own-cohort`,
 		},
 		"WorkloadPriorityClass": {
 			given: func(t *testing.T) version {
@@ -189,7 +189,7 @@ func TestAccCreateNeverTakesOver(t *testing.T) {
   name  = "acc-own-prio"
   value = 1000
 }`,
-			want: `(?s)WorkloadPriorityClass acc-own-prio Already Exists.*terraform import mlplatform_workload_priority_class.<resource name> acc-own-prio`,
+			want: `(?s)WorkloadPriorityClass acc-own-prio Already Exists.*terraform import ADDRESS acc-own-prio`,
 		},
 		"ProvisioningRequestConfig of a provisioning check": {
 			given: func(t *testing.T) version {
@@ -201,7 +201,7 @@ func TestAccCreateNeverTakesOver(t *testing.T) {
 				return rv(kq.KueueV1beta2().ProvisioningRequestConfigs().Get, "acc-own-dws")
 			},
 			hcl:  `resource "mlplatform_provisioning_admission_check" "x" { name = "acc-own-dws" }`,
-			want: `(?s)ProvisioningRequestConfig acc-own-dws Already Exists.*terraform import mlplatform_provisioning_admission_check.<resource name> acc-own-dws`,
+			want: `(?s)ProvisioningRequestConfig acc-own-dws Already Exists.*terraform import ADDRESS acc-own-dws`,
 			untouched: func(t *testing.T) {
 				if _, err := kq.KueueV1beta2().AdmissionChecks().Get(ctx, "acc-own-dws", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 					t.Errorf("the AdmissionCheck half was created (err=%v): the create must check both halves before writing either", err)
@@ -219,7 +219,7 @@ func TestAccCreateNeverTakesOver(t *testing.T) {
 				return rv(core.NetworkingV1().NetworkPolicies("acc-own-tnp").Get, "mlplatform-default-deny")
 			},
 			hcl:  `resource "mlplatform_training_network_policy" "x" { namespace = "acc-own-tnp" }`,
-			want: `(?s)NetworkPolicy acc-own-tnp/mlplatform-default-deny Already Exists.*terraform import mlplatform_training_network_policy.<resource name> acc-own-tnp`,
+			want: `(?s)NetworkPolicy acc-own-tnp/mlplatform-default-deny Already Exists.*terraform import ADDRESS acc-own-tnp`,
 			untouched: func(t *testing.T) {
 				list, err := core.NetworkingV1().NetworkPolicies("acc-own-tnp").List(ctx, metav1.ListOptions{})
 				if err != nil || len(list.Items) != 1 {
@@ -240,7 +240,7 @@ func TestAccCreateNeverTakesOver(t *testing.T) {
   kubernetes_service_account = "trainer"
   google_service_account     = %q
 }`, givenGSA(t, env.Project, "acc-own-ksa-gsa")),
-			want: `(?s)Kubernetes Service Account acc-own-ksa/trainer Already Exists.*terraform import mlplatform_workload_identity.<resource name> acc-own-ksa/trainer.*create_kubernetes_service_account = false`,
+			want: `(?s)Kubernetes Service Account acc-own-ksa/trainer Already Exists.*terraform import ADDRESS acc-own-ksa/trainer.*create_kubernetes_service_account = false`,
 			untouched: func(t *testing.T) {
 				if err := expectMember(t, ic, gsaEmail("acc-own-ksa-gsa"), iam.WorkloadIdentityMember(env.Project, "acc-own-ksa", "trainer"), false); err != nil {
 					t.Error(err)
@@ -343,7 +343,7 @@ func TestAccCreateNeverTakesOver(t *testing.T) {
   gpu          = { type = "nvidia-l4", count = 1 }
   autoscaling  = { max_nodes = 2 }
 }`,
-			want: `(?s)Node Pool projects/.*/nodePools/acc-own-pool Already Exists.*terraform import mlplatform_gpu_pool.<resource name> projects/`,
+			want: `(?s)Node Pool projects/.*/nodePools/acc-own-pool Already Exists.*terraform import ADDRESS projects/`,
 		},
 	}
 	for name, tc := range cases {
@@ -587,12 +587,12 @@ resource "mlplatform_workload_identity" "x" {
 			{Config: adopted, ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 			{
 				Config:      cfg("  create_kubernetes_service_account = true\n  google_service_account = \"" + shared + "\""),
-				ExpectError: wrapped(`(?s)Kubernetes Service Account acc-own-upd/trainer Is Not mlplatform's.*Nothing was written.*create_kubernetes_service_account = false`),
+				ExpectError: wrapped(`(?s)Kubernetes Service Account acc-own-upd/trainer Is Not This Resource's.*Nothing was written.*create_kubernetes_service_account = false`),
 			},
 			{
 				PreConfig:   unchanged,
 				Config:      cfg("  create_kubernetes_service_account = false\n  create_google_service_account = { account_id = \"acc-own-upd-hand\" }"),
-				ExpectError: wrapped(`(?s)Google Service Account acc-own-upd-hand@\S+ Is Not mlplatform's.*Nothing was written.*set google_service_account`),
+				ExpectError: wrapped(`(?s)Google Service Account acc-own-upd-hand@\S+ Is Not This Resource's.*Nothing was written.*set google_service_account`),
 			},
 			{ // the refused updates left the state as it was: the old configuration plans nothing
 				PreConfig:          unchanged,

@@ -149,14 +149,22 @@ func TestAccProvisioningAdmissionCheck(t *testing.T) {
 				},
 				Check: serverSpec(configV2),
 			},
-			{ // the AdmissionCheck deleted out of band (Kueue lets go of an unused one): both applied again
+			{ // the AdmissionCheck deleted out of band (Kueue lets go of an unused one): the resource, still there in its
+				// config, is updated and the check created again (a create would find the config and refuse it)
 				PreConfig: func() { deleteOutOfBand(t, checks, name) },
 				Config:    provisioningConfig(t, provisioningV2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("id")),
+						acctest.ExpectOnlyChanges(addr), // nothing else: id alone, unknown
+					},
 					PostApplyPostRefresh: empty,
 				},
-				Check: serverSpec(configV2),
+				Check: resource.ComposeAggregateTestCheckFunc(serverSpec(configV2), func(*terraform.State) error {
+					_, err := checks.Get(ctx, name, metav1.GetOptions{})
+					return err
+				}),
 			},
 			{ // back to the defaults: parameters removed, retries and resources back to Kueue's and GKE's defaults
 				Config: provisioningConfig(t, ""),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -272,8 +273,28 @@ func (r *WorkloadIdentity) completeImport(ctx context.Context, w reconcile.Recon
 	m.CreateGSA = types.ObjectNull(createGSAType.AttrTypes)
 	if st.Annotation == "" {
 		m.Mode, m.GSA = types.StringValue(spec.ModeDirect), types.StringNull()
-	} else {
-		m.Mode, m.GSA = types.StringValue(spec.ModeGoogleServiceAccount), types.StringValue(st.Annotation)
+		return true
+	}
+	m.Mode, m.GSA = types.StringValue(spec.ModeGoogleServiceAccount), types.StringValue(st.Annotation)
+	// The account the annotation names, when mlplatform created it in the
+	// binding's project: imported as created by the binding (as the KSA by
+	// its label), so destroy deletes it and the import takes it whole.
+	accountID, ok := strings.CutSuffix(st.Annotation, "@"+probe.Project+".iam.gserviceaccount.com")
+	if !ok {
+		return true
+	}
+	probe.Mode, probe.GSAEmail = spec.ModeGoogleServiceAccount, st.Annotation
+	if st, _, err = w.Observe(ctx, r.ref(*m), probe); err != nil {
+		diagnostics.Error(diags, "Could Not Import Workload Identity "+probe.Namespace+"/"+probe.KSA, err)
+		return false
+	}
+	if st.GSAExists && st.GSAMarked {
+		description, _ := spec.SplitGSADescription(st.GSA.GetDescription())
+		m.CreateGSA = types.ObjectValueMust(createGSAType.AttrTypes, map[string]attr.Value{
+			"account_id":   types.StringValue(accountID),
+			"display_name": keepNullIfEmpty(types.StringNull(), st.GSA.GetDisplayName()),
+			"description":  keepNullIfEmpty(types.StringNull(), description),
+		})
 	}
 	return true
 }

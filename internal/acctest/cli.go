@@ -83,3 +83,31 @@ func (c *CLI) RunCode(args ...string) ([]byte, int) {
 	}
 	return out, 0
 }
+
+// Started is a terraform command running in the background (Start).
+type Started struct {
+	Cmd *exec.Cmd
+	out bytes.Buffer
+}
+
+// Start runs terraform with args in the background; Wait collects it.
+func (c *CLI) Start(args ...string) *Started {
+	c.t.Helper()
+	s := &Started{Cmd: exec.CommandContext(c.ctx, c.tf, args...)}
+	s.Cmd.Dir, s.Cmd.Env = c.Dir, c.Env
+	s.Cmd.Stdout, s.Cmd.Stderr = &s.out, &s.out
+	if err := s.Cmd.Start(); err != nil {
+		c.t.Fatalf("terraform %v: %v", args, err)
+	}
+	return s
+}
+
+// Wait waits for the command and returns its output and exit code.
+func (s *Started) Wait() ([]byte, int) {
+	err := s.Cmd.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return s.out.Bytes(), exit.ExitCode()
+	}
+	return s.out.Bytes(), 0
+}

@@ -81,11 +81,12 @@ func Explain(err error) string {
 	return fmt.Sprintf("%s\n\nOriginal error: %v", plain(err), err)
 }
 
-// NotOwned reports a create that found an object someone else made: the
-// fact, and both ways out. resourceType is the resource's type (e.g.
-// mlplatform_team_namespace) and importID what `terraform import` takes for
-// the object; otherwise, when set, is the other way out (default: choose
-// another name). Nothing was written, so nothing is recorded in state.
+// NotOwned reports a create that found an object this resource did not
+// create: the fact, and the ways out. resourceType is the resource's type
+// (e.g. mlplatform_team_namespace) and importID what `terraform import`
+// takes for the object; otherwise, when set, is the other way out (default:
+// choose another name). Nothing was written, so nothing is recorded in
+// state.
 func NotOwned(diags *diag.Diagnostics, resourceType, importID, otherwise string, err error) {
 	var no *reconcile.NotOwnedError
 	if !errors.As(err, &no) {
@@ -95,32 +96,98 @@ func NotOwned(diags *diag.Diagnostics, resourceType, importID, otherwise string,
 	if otherwise == "" {
 		otherwise = "choose another name"
 	}
-	diags.AddError(titleCase(no.Kind)+" "+no.Name+" Already Exists", fmt.Sprintf(
-		"%s %s already exists and is not managed by mlplatform, so this create stopped before writing anything: the existing object "+
-			"is unchanged, and a later destroy of this configuration will not touch it.\n\n"+
-			"To manage it with this resource, import it:\n\n  terraform import %s.<resource name> %s\n\n"+
-			"(or an import block: import { to = %s.<resource name>, id = %q }). The next plan then shows exactly what apply would change. "+
+	importIt := fmt.Sprintf("  terraform import ADDRESS %s\n\nwhere ADDRESS is this resource's address (Terraform shows it below, after \"with\"), "+
+		"or with an import block: import { to = ADDRESS, id = %q }", importID, importID)
+	stopped := "This create stopped before writing anything: the existing object is unchanged, and a later destroy of this configuration will not touch it."
+	var detail string
+	switch {
+	case no.Marked:
+		when := ""
+		if !no.Created.IsZero() {
+			when = " on " + no.Created.UTC().Format("2006-01-02 15:04:05 UTC")
+		}
+		detail = fmt.Sprintf("%s %s already exists. mlplatform created it%s, but no state of this resource records it: another Terraform "+
+			"configuration manages it (or another resource of this one: two resources declare the same object), or an apply that created "+
+			"it was cut off before Terraform could save its state. %s\n\n"+
+			"If it is this configuration's own (an interrupted apply), take it with an import:\n\n%s.\n\n"+
+			"If another configuration or resource manages it, do not import it: both would then manage it, and destroying either would "+
+			"delete it. Instead, %s.\n\nOriginal error: %v",
+			no.Kind, no.Name, when, stopped, importIt, otherwise, err)
+	default:
+		detail = fmt.Sprintf("%s %s already exists and is not managed by mlplatform. %s\n\n"+
+			"To manage it with this resource, import it:\n\n%s.\n\nThe next plan then shows exactly what apply would change. "+
 			"Otherwise, %s.\n\nOriginal error: %v",
-		no.Kind, no.Name, resourceType, importID, resourceType, importID, otherwise, err))
+			no.Kind, no.Name, stopped, importIt, otherwise, err)
+	}
+	diags.AddError(titleCase(no.Kind)+" "+no.Name+" Already Exists", detail)
 }
 
 // NotOwnedByUpdate reports an update that would write over, or come to own,
-// an object someone else made (a KSA or Google service account the
-// configuration now says to create, a platform-named network policy made by
-// hand): nothing was written. way is what to do instead.
-func NotOwnedByUpdate(diags *diag.Diagnostics, way string, err error) {
+// an object that is not this resource's: someone else made it (a KSA or
+// Google service account the configuration now says to create, a
+// platform-named network policy made by hand), or it was made again after
+// the one this resource created was deleted. Nothing was written. way is
+// what to do instead; importID, when set, is what `terraform import` takes
+// to manage the object found.
+func NotOwnedByUpdate(diags *diag.Diagnostics, way, resourceType, importID string, err error) {
 	var no *reconcile.NotOwnedError
 	if !errors.As(err, &no) {
 		Error(diags, "Could Not Update", err)
 		return
 	}
+	if no.Replaced != "" {
+		diags.AddError(titleCase(no.Kind)+" "+no.Name+" Was Replaced Outside Terraform", fmt.Sprintf(
+			"%s %s is not the object this resource created or imported: that one (%s) was deleted, and the one there now (%s) was made "+
+				"in its place%s. This apply wrote nothing to it, and a destroy of this resource will not delete it. To manage the new "+
+				"object here, remove this resource from the state and import it (terraform state rm ADDRESS, then terraform import "+
+				"ADDRESS %s, where ADDRESS is this resource's address, shown below); otherwise delete the new object, and the next apply "+
+				"creates this resource's again.\n\nOriginal error: %v",
+			no.Kind, no.Name, no.Replaced, no.Found, madeBy(no.Marked, no.Created), importID, err))
+		return
+	}
 	if way == "" {
 		way = "delete or rename it if nothing needs it, or change the configuration so it does not need this object"
 	}
-	diags.AddError(titleCase(no.Kind)+" "+no.Name+" Is Not mlplatform's", fmt.Sprintf(
-		"This change would write over %s %s, which exists and was not created by mlplatform, and make this resource its owner "+
+	whose := "which exists and was not created by mlplatform"
+	if no.Marked {
+		whose = "which exists and was created by mlplatform for another resource (of this configuration or another)"
+	}
+	diags.AddError(titleCase(no.Kind)+" "+no.Name+" Is Not This Resource's", fmt.Sprintf(
+		"This change would write over %s %s, %s, and make this resource its owner "+
 			"(so that destroy would delete it). Nothing was written: the object is unchanged. To go on, %s.\n\nOriginal error: %v",
-		no.Kind, no.Name, way, err))
+		no.Kind, no.Name, whose, way, err))
+}
+
+// madeBy says who made an object found where another was recorded.
+func madeBy(marked bool, created time.Time) string {
+	when := ""
+	if !created.IsZero() {
+		when = " on " + created.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	if marked {
+		return ", by mlplatform for another resource" + when
+	}
+	return ", by someone else" + when
+}
+
+// Foreign reports, as a warning, an object found where this resource's was
+// recorded (reconcile.Foreign): on a read, that Terraform now plans as if
+// this resource's object were gone, and what the apply will do; on a delete,
+// that the object was left. importID is what `terraform import` takes for
+// this resource.
+func Foreign(diags *diag.Diagnostics, f reconcile.Foreign, importID string) {
+	found := fmt.Sprintf("%s %s is not the object this resource created or imported: that one (%s) was deleted, and the one there now "+
+		"(%s) was made in its place%s.", f.Kind, f.Name, f.Recorded, f.Found, madeBy(f.Marked, f.Created))
+	if f.Left {
+		diags.AddWarning(titleCase(f.Kind)+" "+f.Name+" Left in Place", found+" It was not deleted: destroy deletes only what this "+
+			"resource created or imported. Delete it yourself if nothing needs it.")
+		return
+	}
+	diags.AddWarning(titleCase(f.Kind)+" "+f.Name+" Was Replaced Outside Terraform", found+" Terraform now plans as if this "+
+		"resource's object were gone, and shows what it would write. The apply will not write to, take over or delete the object there "+
+		"now: it stops with an error naming it, and writes nothing to it. To manage the new object here, import it (terraform import "+
+		"ADDRESS "+importID+", where ADDRESS is this resource's address, shown below, after a terraform state rm ADDRESS if the "+
+		"resource is still in the state); otherwise delete it, and the apply creates this resource's object again.")
 }
 
 // titleCase upper-cases the first letter of each word but the small ones,

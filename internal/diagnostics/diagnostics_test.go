@@ -91,32 +91,100 @@ func TestExplain(t *testing.T) {
 
 func TestNotOwned(t *testing.T) {
 	t.Parallel()
-	var diags diag.Diagnostics
-	NotOwned(&diags, "mlplatform_team_namespace", "team-x", "", fmt.Errorf("create: %w", &reconcile.NotOwnedError{Kind: "Namespace", Name: "team-x"}))
-	if len(diags) != 1 || diags[0].Summary() != "Namespace team-x Already Exists" {
-		t.Fatalf("diagnostics %v, want one named after the object", diags)
+	created := time.Date(2026, 12, 1, 20, 33, 51, 0, time.UTC)
+	cases := map[string]struct {
+		err        *reconcile.NotOwnedError
+		want, lack []string
+	}{
+		"someone else's": {err: &reconcile.NotOwnedError{Kind: "Namespace", Name: "team-x"},
+			want: []string{"is not managed by mlplatform", "the existing object is unchanged", "terraform import ADDRESS team-x",
+				`after "with"`, `import { to = ADDRESS, id = "team-x" }`, "Otherwise, choose another name.", "Original error: create: Namespace team-x already exists"},
+			lack: []string{"do not import it"}},
+		"another mlplatform resource's": {err: &reconcile.NotOwnedError{Kind: "Namespace", Name: "team-x", Marked: true, Created: created},
+			want: []string{"mlplatform created it on 2026-12-01 20:33:51 UTC, but no state of this resource records it", "another Terraform configuration",
+				"cut off before Terraform could save its state", "the existing object is unchanged", "terraform import ADDRESS team-x",
+				"do not import it", "Instead, choose another name.", "Original error: create: Namespace team-x already exists: mlplatform created it"}},
 	}
-	for _, want := range []string{"is not managed by mlplatform", "the existing object is unchanged",
-		"terraform import mlplatform_team_namespace.<resource name> team-x", `id = "team-x"`, "Otherwise, choose another name.", "Original error: create: Namespace team-x already exists"} {
-		if !strings.Contains(diags[0].Detail(), want) {
-			t.Errorf("detail lacks %q:\n%s", want, diags[0].Detail())
-		}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var diags diag.Diagnostics
+			NotOwned(&diags, "mlplatform_team_namespace", "team-x", "", fmt.Errorf("create: %w", tc.err))
+			if len(diags) != 1 || diags[0].Summary() != "Namespace team-x Already Exists" {
+				t.Fatalf("diagnostics %v, want one named after the object", diags)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(diags[0].Detail(), want) {
+					t.Errorf("detail lacks %q:\n%s", want, diags[0].Detail())
+				}
+			}
+			for _, lack := range tc.lack {
+				if strings.Contains(diags[0].Detail(), lack) {
+					t.Errorf("detail says %q:\n%s", lack, diags[0].Detail())
+				}
+			}
+		})
 	}
 }
 
 func TestNotOwnedByUpdate(t *testing.T) {
 	t.Parallel()
 	var diags diag.Diagnostics
-	NotOwnedByUpdate(&diags, "set google_service_account instead", &reconcile.NotOwnedError{Kind: reconcile.KindGSA, Name: "x@p.iam.gserviceaccount.com"})
-	if len(diags) != 1 || diags[0].Summary() != "Google Service Account x@p.iam.gserviceaccount.com Is Not mlplatform's" {
+	NotOwnedByUpdate(&diags, "set google_service_account instead", "mlplatform_workload_identity", "vision/trainer",
+		&reconcile.NotOwnedError{Kind: reconcile.KindGSA, Name: "x@p.iam.gserviceaccount.com"})
+	if len(diags) != 1 || diags[0].Summary() != "Google Service Account x@p.iam.gserviceaccount.com Is Not This Resource's" {
 		t.Fatalf("diagnostics %v", diags)
 	}
-	for _, want := range []string{"so that destroy would delete it", "Nothing was written", "To go on, set google_service_account instead."} {
+	for _, want := range []string{"not created by mlplatform", "so that destroy would delete it", "Nothing was written", "To go on, set google_service_account instead."} {
 		if !strings.Contains(diags[0].Detail(), want) {
 			t.Errorf("detail lacks %q:\n%s", want, diags[0].Detail())
 		}
 	}
 	if strings.Contains(diags[0].Detail(), "terraform import") {
 		t.Error("an update of a resource in state is told to import it")
+	}
+}
+
+// An update that finds an object made again where the resource's was: the
+// fact (both identities, who made it), that nothing was written, and how to
+// take it or get rid of it.
+func TestNotOwnedByUpdateReplaced(t *testing.T) {
+	t.Parallel()
+	var diags diag.Diagnostics
+	NotOwnedByUpdate(&diags, "", "mlplatform_team_namespace", "team-x", &reconcile.NotOwnedError{Kind: "Namespace", Name: "team-x",
+		Replaced: "UID a", Found: "UID b", Created: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)})
+	if len(diags) != 1 || diags[0].Summary() != "Namespace team-x Was Replaced Outside Terraform" {
+		t.Fatalf("diagnostics %v", diags)
+	}
+	for _, want := range []string{"that one (UID a) was deleted", "the one there now (UID b)", "by someone else on 2026-12-01 00:00:00 UTC",
+		"wrote nothing to it", "terraform state rm ADDRESS", "terraform import ADDRESS team-x"} {
+		if !strings.Contains(diags[0].Detail(), want) {
+			t.Errorf("detail lacks %q:\n%s", want, diags[0].Detail())
+		}
+	}
+}
+
+// Foreign objects a read or a delete found: a warning each, saying what
+// the apply does (read) or that it was left (delete).
+func TestForeign(t *testing.T) {
+	t.Parallel()
+	f := reconcile.Foreign{Kind: "Namespace", Name: "team-x", Recorded: "a", Found: "b", Marked: true}
+	var diags diag.Diagnostics
+	Foreign(&diags, f, "team-x")
+	f.Left = true
+	Foreign(&diags, f, "team-x")
+	if len(diags) != 2 || diags.HasError() {
+		t.Fatalf("diagnostics %v, want two warnings", diags)
+	}
+	if got := diags[0].Summary(); got != "Namespace team-x Was Replaced Outside Terraform" {
+		t.Errorf("read summary %q", got)
+	}
+	if got := diags[1].Summary(); got != "Namespace team-x Left in Place" {
+		t.Errorf("delete summary %q", got)
+	}
+	for i, want := range []string{"will not write to, take over or delete the object there now", "It was not deleted"} {
+		if d := diags[i].Detail(); !strings.Contains(d, want) || !strings.Contains(d, "by mlplatform for another resource") {
+			t.Errorf("detail %d lacks %q or who made it:\n%s", i, want, d)
+		}
 	}
 }

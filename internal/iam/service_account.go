@@ -71,16 +71,27 @@ func (c *Client) listedAccount(ctx context.Context, email string) *adminpb.Servi
 	return byEmail[email]
 }
 
+// ErrRetriedCreate is joined to the ALREADY_EXISTS error of a create that
+// was sent again after an attempt IAM answered UNAVAILABLE: that attempt
+// may have been served, so the account found may be the one it made.
+var ErrRetriedCreate = errors.New("the create was retried after an attempt IAM may have served")
+
 // CreateServiceAccount creates ACCOUNT_ID@PROJECT.iam.gserviceaccount.com.
+// An ALREADY_EXISTS answer to a retried attempt wraps ErrRetriedCreate too.
 func (c *Client) CreateServiceAccount(ctx context.Context, project, accountID, displayName, description string) (*adminpb.ServiceAccount, error) {
 	c.invalidateAccounts()
 	defer c.invalidateAccounts()
+	attempts := 0
 	sa, err := call(ctx, c, func(ctx context.Context) (*adminpb.ServiceAccount, error) {
+		attempts++
 		return c.Admin.CreateServiceAccount(ctx, &adminpb.CreateServiceAccountRequest{
 			Name: "projects/" + project, AccountId: accountID,
 			ServiceAccount: &adminpb.ServiceAccount{DisplayName: displayName, Description: description},
 		})
 	})
+	if status.Code(err) == codes.AlreadyExists && attempts > 1 {
+		err = errors.Join(err, ErrRetriedCreate)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create Google service account %s in project %s: %w", accountID, project, err)
 	}

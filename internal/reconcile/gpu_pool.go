@@ -98,11 +98,17 @@ func (g *GPUPools) get(ctx context.Context, ref GPUPoolRef) (*containerpb.NodePo
 	return np, true, nil
 }
 
-// Observe reads the pool. hint is the configuration last known (see FromNodePool).
+// Observe reads the pool. hint is the configuration last known (see
+// FromNodePool). A pool that is not the one this resource instance recorded
+// (deleted and created again by someone) reads as absent, and the ledger
+// notes it.
 func (g *GPUPools) Observe(ctx context.Context, ref GPUPoolRef, hint spec.GPUPool) (ObservedGPUPool, bool, error) {
 	np, found, err := g.get(ctx, ref)
 	if !found || err != nil {
 		return ObservedGPUPool{}, found, err
+	}
+	if mine, _, _ := ledgerOf(ctx).claimPool(ref, np, true, false); !mine {
+		return ObservedGPUPool{}, false, nil
 	}
 	return Observed(ref, np, hint), true, nil
 }
@@ -143,38 +149,44 @@ func (g *GPUPools) settle(ctx context.Context, ref GPUPoolRef) (*containerpb.Nod
 	}
 }
 
-// Create creates the pool and waits until it runs. A pool of that name that
-// the platform created earlier (it carries spec.PoolMarkerLabel) is
-// adopted: one in ERROR, left by an interrupted create, is deleted and
-// created again. One without the marker is someone else's: Create fails with
-// a *NotOwnedError before any write. A create that GKE accepts but cannot
-// finish (stockout) deletes the half-created pool again and returns a
-// *CreateFailedError; the next Create starts over, or, when that delete
-// failed too, finds the pool in ERROR by its marker and replaces it.
+// Create creates the pool and waits until it runs. The create request
+// carries a creation id of its own (spec.PoolCreationLabel), which the
+// ledger records as the pool's identity. A pool of that name that exists is
+// this resource instance's only when the ledger recorded it (a create of
+// this call's that GKE took before an error, e.g. a retried request); any
+// other, whoever made it, fails with a *NotOwnedError before any write. A
+// pool of this call's left in ERROR is deleted and created again. A create
+// that GKE accepts but cannot finish (stockout) deletes the half-created
+// pool again and returns a *CreateFailedError; when that delete fails too,
+// the result is Partial, so the caller records the pool and the next apply
+// replaces it.
 func (g *GPUPools) Create(ctx context.Context, ref GPUPoolRef, desired spec.GPUPool) (Result[ObservedGPUPool], error) {
-	got, err := g.create(ctx, ref, desired)
-	return Result[ObservedGPUPool]{Observed: got}, err
+	return g.create(ctx, ref, desired)
 }
 
-func (g *GPUPools) create(ctx context.Context, ref GPUPoolRef, desired spec.GPUPool) (ObservedGPUPool, error) {
+func (g *GPUPools) create(ctx context.Context, ref GPUPoolRef, desired spec.GPUPool) (Result[ObservedGPUPool], error) {
+	l := ledgerOf(ctx)
 	np, found, err := g.settle(ctx, ref)
 	if err != nil {
-		return ObservedGPUPool{}, err
+		return Result[ObservedGPUPool]{}, err
 	}
 	if found {
 		return g.adopt(ctx, ref, desired, np)
 	}
 	body := BuildNodePool(desired)
+	body.Config.ResourceLabels[spec.PoolCreationLabel] = newPoolCreation(g.Now())
+	l.record(poolKey(ref), poolIdentity(body).String())
 	err = g.mutate(ctx, ref, "create", func(ctx context.Context) (*containerpb.Operation, error) {
 		return g.api.CreateNodePool(ctx, ref.ClusterName(), body)
 	})
 	if status.Code(err) == codes.AlreadyExists {
 		// Created since it was read: by someone else, or by this very
-		// request, retried after GKE had taken it.
+		// request, retried after GKE had taken it (then it carries this
+		// request's creation id).
 		np, found, serr := g.settle(ctx, ref)
 		switch {
 		case serr != nil:
-			return ObservedGPUPool{}, serr
+			return Result[ObservedGPUPool]{}, serr
 		case found:
 			return g.adopt(ctx, ref, desired, np)
 		}
@@ -190,26 +202,42 @@ func (g *GPUPools) create(ctx context.Context, ref GPUPoolRef, desired spec.GPUP
 		defer cancel()
 		failed.CleanupErr = g.delete(cctx, ref)
 		failed.Cleaned = failed.CleanupErr == nil
-		return ObservedGPUPool{}, failed
+		res := Result[ObservedGPUPool]{}
+		if np, found, _ := g.get(cctx, ref); !failed.Cleaned && found {
+			res.Observed, res.Partial = Observed(ref, np, desired), true
+		}
+		return res, failed
 	}
 	if err != nil {
-		return ObservedGPUPool{}, err
+		// GKE may have taken the request before the error (the wait for
+		// its operation was cut off: Ctrl-C, a timeout): a pool of this
+		// create's is recorded, so the next apply completes or replaces it.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		res := Result[ObservedGPUPool]{}
+		if np, found, _ := g.get(rctx, ref); found && poolIdentity(np).Creation == body.GetConfig().GetResourceLabels()[spec.PoolCreationLabel] {
+			l.record(poolKey(ref), poolIdentity(np).String())
+			res.Observed, res.Partial = Observed(ref, np, desired), true
+		}
+		return res, err
 	}
-	return g.observeAfter(ctx, ref, desired)
+	got, err := g.observeAfter(ctx, ref, desired)
+	return Result[ObservedGPUPool]{Observed: got}, err
 }
 
-// adopt completes the create of a pool that already exists, if the platform
-// created it.
-func (g *GPUPools) adopt(ctx context.Context, ref GPUPoolRef, desired spec.GPUPool, np *containerpb.NodePool) (ObservedGPUPool, error) {
-	if !PoolCreated(np) {
-		return ObservedGPUPool{}, &NotOwnedError{Kind: "node pool", Name: ref.String()}
+// adopt completes the create of a pool that already exists, if this
+// resource instance recorded it (it is this create's own).
+func (g *GPUPools) adopt(ctx context.Context, ref GPUPoolRef, desired spec.GPUPool, np *containerpb.NodePool) (Result[ObservedGPUPool], error) {
+	if st, _ := ledgerOf(ctx).standing(poolKey(ref), func(r string) bool { return samePool(parsePoolID(r), poolIdentity(np)) }); st != Recorded {
+		return Result[ObservedGPUPool]{}, &NotOwnedError{Kind: "node pool", Name: ref.String(), Marked: PoolCreated(np), Created: poolCreated(np)}
 	}
 	if np.GetStatus() != containerpb.NodePool_ERROR {
-		return g.update(ctx, ref, desired)
+		got, err := g.update(ctx, ref, desired)
+		return Result[ObservedGPUPool]{Observed: got}, err
 	}
 	g.Logf(ctx, "deleting node pool left in ERROR by an earlier create", map[string]any{"node_pool": ref.Name, "status_message": np.GetStatusMessage()})
 	if err := g.delete(ctx, ref); err != nil {
-		return ObservedGPUPool{}, err
+		return Result[ObservedGPUPool]{}, err
 	}
 	return g.create(ctx, ref, desired)
 }
@@ -222,6 +250,7 @@ func (g *GPUPools) observeAfter(ctx context.Context, ref GPUPoolRef, desired spe
 	if !found {
 		return ObservedGPUPool{}, fmt.Errorf("node pool %s disappeared right after it was changed: %w", ref, status.Error(codes.NotFound, ref.String()))
 	}
+	ledgerOf(ctx).record(poolKey(ref), poolIdentity(np).String()) // the pool it just wrote: now with its instance groups
 	return Observed(ref, np, desired), nil
 }
 
@@ -240,6 +269,10 @@ func (g *GPUPools) update(ctx context.Context, ref GPUPoolRef, desired spec.GPUP
 	}
 	if !found {
 		return ObservedGPUPool{}, &GoneError{Pool: ref, Err: status.Error(codes.NotFound, ref.String())}
+	}
+	if mine, _, rec := ledgerOf(ctx).claimPool(ref, np, true, false); !mine {
+		return ObservedGPUPool{}, &NotOwnedError{Kind: "node pool", Name: ref.String(), Marked: PoolCreated(np), Created: poolCreated(np),
+			Replaced: rec, Found: poolIdentity(np).String()}
 	}
 	actions, err := Diff(desired, np)
 	if err != nil {
@@ -265,9 +298,22 @@ func (g *GPUPools) update(ctx context.Context, ref GPUPoolRef, desired spec.GPUP
 func (g *GPUPools) WaitReady(context.Context, GPUPoolRef, spec.GPUPool) error { return nil }
 
 // Delete deletes the pool and waits until it is gone. A pool already gone
-// is not an error. last is not needed.
+// is not an error; one that is not the one this resource instance recorded
+// (deleted and created again by someone) is left, and the ledger notes it.
+// last is not needed.
 func (g *GPUPools) Delete(ctx context.Context, ref GPUPoolRef, _ spec.GPUPool) error {
-	return g.delete(ctx, ref)
+	np, found, err := g.get(ctx, ref)
+	if err != nil || !found {
+		return err
+	}
+	if mine, _, _ := ledgerOf(ctx).claimPool(ref, np, true, true); !mine {
+		return nil
+	}
+	if err := g.delete(ctx, ref); err != nil {
+		return err
+	}
+	ledgerOf(ctx).forget(poolKey(ref))
+	return nil
 }
 
 func (g *GPUPools) delete(ctx context.Context, ref GPUPoolRef) error {

@@ -97,8 +97,10 @@ func diff(desired spec.GPUPool, actual *containerpb.NodePool) (immutable []strin
 	}
 	if !maps.Equal(wantRL, curRL) {
 		update("resource_labels", func(r *containerpb.UpdateNodePoolRequest) {
-			if PoolCreated(actual) { // the request replaces every label: keep the marker
-				wantRL = poolMarked(wantRL)
+			for k, v := range actual.GetConfig().GetResourceLabels() { // the request replaces every label: keep the platform's
+				if k == spec.PoolMarkerLabel || k == spec.PoolCreationLabel {
+					wantRL[k] = v
+				}
 			}
 			r.ResourceLabels = &containerpb.ResourceLabels{Labels: wantRL}
 		})

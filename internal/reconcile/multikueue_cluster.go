@@ -120,22 +120,38 @@ func (m MultiKueueClusters) poll() time.Duration {
 func (m MultiKueueClusters) Observe(ctx context.Context, ref Ref, hint spec.MultiKueueCluster) (MultiKueueClusterObserved, bool, error) {
 	obs := MultiKueueClusterObserved{Spec: hint}
 	obs.Spec.Name = ref.Name
+	l := ledgerOf(ctx)
 	mkc, err := m.Manager.Kueue.KueueV1beta2().MultiKueueClusters().Get(ctx, ref.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return obs, false, nil
-	}
-	if err != nil {
+	wrote := ""
+	switch {
+	case apierrors.IsNotFound(err):
+		// Gone. The rest of the access is still this resource's while the
+		// ledger holds it (an apply cut off before it wrote the
+		// MultiKueueCluster, or a delete by hand): the next update writes
+		// the MultiKueueCluster again.
+		if !l.recordedWorker() && !l.recordedAny(m.secretPart(hint.SecretName()).Key) {
+			return obs, false, nil
+		}
+		l.noteMissing("MultiKueueCluster", ref)
+		obs.SecretName = hint.SecretName()
+	case err != nil:
 		return obs, false, fmt.Errorf("read MultiKueueCluster %s: %w", ref.Name, err)
+	default:
+		if mine, _, _ := l.claimKube("MultiKueueCluster", ref, mkc, true, false); !mine {
+			return obs, false, nil
+		}
+		obs.SecretName, wrote = kueue.MultiKueueClusterSecret(mkc), mkc.Annotations[KubeconfigSHA256Annotation]
 	}
-	obs.SecretName = kueue.MultiKueueClusterSecret(mkc)
 	kc, err := m.readKubeconfig(ctx, obs.SecretName)
 	if err != nil {
 		return obs, false, err
 	}
 	switch {
+	case kc != nil && !l.claimSecret(kc.secret):
+		obs.KubeconfigSHA256 = KubeconfigEdited // made again by someone: not the Secret the platform wrote
 	case kc == nil:
 		obs.KubeconfigSHA256 = KubeconfigDeleted
-	case kc.sha256 != mkc.Annotations[KubeconfigSHA256Annotation] || obs.SecretName != hint.SecretName():
+	case kc.sha256 != wrote || obs.SecretName != hint.SecretName():
 		obs.KubeconfigSHA256 = KubeconfigEdited
 	default:
 		obs.KubeconfigSHA256 = kc.sha256
@@ -203,6 +219,7 @@ func (e *WorkerError) Unwrap() error { return e.Err }
 
 // kubeconfigRead is what the platform reads of a kubeconfig Secret.
 type kubeconfigRead struct {
+	secret         *corev1.Secret
 	sha256         string
 	server         string
 	ca             []byte
@@ -229,7 +246,7 @@ func (m MultiKueueClusters) readKubeconfig(ctx context.Context, name string) (*k
 		return nil, nil
 	}
 	sum := sha256.Sum256(data)
-	r := &kubeconfigRead{sha256: hex.EncodeToString(sum[:])}
+	r := &kubeconfigRead{secret: s, sha256: hex.EncodeToString(sum[:])}
 	if cfg, err := clientcmd.Load(data); err == nil {
 		if ctx, ok := cfg.Contexts[cfg.CurrentContext]; ok {
 			if c, ok := cfg.Clusters[ctx.Cluster]; ok {
@@ -290,37 +307,64 @@ func workerRole() []rbacv1.PolicyRule {
 }
 
 // workerAccess says whether the worker holds the service account, the
-// ClusterRole and the binding as the platform writes them.
+// ClusterRole and the binding as the platform writes them (and, where this
+// resource instance recorded them, the very objects it recorded: one made
+// again by someone is noted, and reads as replaced).
 func workerAccess(ctx context.Context, wc *kube.Client, s spec.MultiKueueCluster) (string, error) {
-	core := wc.Core
-	if _, err := core.CoreV1().ServiceAccounts(spec.KueueNamespace).Get(ctx, s.ServiceAccount, metav1.GetOptions{}); apierrors.IsNotFound(err) {
-		return "ServiceAccount " + spec.KueueNamespace + "/" + s.ServiceAccount + " missing", nil
-	} else if err != nil {
-		return "", err
+	parts := newWorkerParts(wc, s.Worker, s.ServiceAccount)
+	l := ledgerOf(ctx)
+	replaced := func(kind, key string, ref Ref, obj metav1.Object) (string, bool) {
+		uid := string(obj.GetUID())
+		st, rec := l.standing(key, func(r string) bool { return r == uid })
+		if st != Replaced {
+			return "", false
+		}
+		l.note(kubeForeign(kind, ref, rec, obj, false))
+		return kind + " " + ref.String() + " " + WorkerObjectReplaced, true
 	}
-	role, err := core.RbacV1().ClusterRoles().Get(ctx, s.ServiceAccount, metav1.GetOptions{})
+	sa, found, err := parts.sa.read(ctx)
 	switch {
-	case apierrors.IsNotFound(err):
-		return "ClusterRole " + s.ServiceAccount + " missing", nil
 	case err != nil:
 		return "", err
+	case !found:
+		return "ServiceAccount " + spec.KueueNamespace + "/" + s.ServiceAccount + " missing", nil
+	}
+	if why, ok := replaced("ServiceAccount", parts.sa.Key, parts.sa.Ref, sa); ok {
+		return why, nil
+	}
+	role, found, err := parts.role.read(ctx)
+	switch {
+	case err != nil:
+		return "", err
+	case !found:
+		return "ClusterRole " + s.ServiceAccount + " missing", nil
 	case !sameRules(role.Rules, workerRole()):
 		return "ClusterRole " + s.ServiceAccount + " rules changed", nil
 	}
-	b, err := core.RbacV1().ClusterRoleBindings().Get(ctx, s.ServiceAccount, metav1.GetOptions{})
+	if why, ok := replaced("ClusterRole", parts.role.Key, parts.role.Ref, role); ok {
+		return why, nil
+	}
+	b, found, err := parts.binding.read(ctx)
 	switch {
-	case apierrors.IsNotFound(err):
-		return "ClusterRoleBinding " + s.ServiceAccount + " missing", nil
 	case err != nil:
 		return "", err
+	case !found:
+		return "ClusterRoleBinding " + s.ServiceAccount + " missing", nil
 	case b.RoleRef.Name != s.ServiceAccount || b.RoleRef.Kind != "ClusterRole" ||
 		!slices.ContainsFunc(b.Subjects, func(sub rbacv1.Subject) bool {
 			return sub.Kind == "ServiceAccount" && sub.Name == s.ServiceAccount && sub.Namespace == spec.KueueNamespace
 		}):
 		return "ClusterRoleBinding " + s.ServiceAccount + " changed", nil
 	}
+	if why, ok := replaced("ClusterRoleBinding", parts.binding.Key, parts.binding.Ref, b); ok {
+		return why, nil
+	}
 	return WorkerAccessGranted, nil
 }
+
+// WorkerObjectReplaced ends a worker access that names an object deleted and
+// made again by someone since the platform recorded it.
+const WorkerObjectReplaced = "made again by someone (not the one mlplatform created)"
 
 func sameRules(a, b []rbacv1.PolicyRule) bool {
 	norm := func(rs []rbacv1.PolicyRule) []string {
@@ -342,71 +386,64 @@ func sameRules(a, b []rbacv1.PolicyRule) bool {
 
 // Create gives the manager access to the worker for the first time. Every
 // object it would write, in the worker and in the manager, is checked first:
-// one that exists without the platform's marker fails the create before any
-// write.
+// one that exists fails the create before any write, whoever made it.
 func (m MultiKueueClusters) Create(ctx context.Context, ref Ref, desired spec.MultiKueueCluster) (Result[MultiKueueClusterObserved], error) {
 	wc, ep, err := m.Worker(ctx, desired.Worker)
 	if err != nil {
 		return Result[MultiKueueClusterObserved]{}, &WorkerError{Name: ref.Name, Worker: desired.Worker, Err: err}
 	}
-	if err := m.checkCreate(ctx, wc, ref, desired, false); err != nil {
+	cl, err := m.claim(ctx, wc, ref, desired, true)
+	if err != nil {
 		return Result[MultiKueueClusterObserved]{}, err
 	}
-	return m.write(ctx, wc, ep, ref, desired, true, true)
+	return m.write(ctx, wc, ep, ref, desired, cl, true)
 }
 
-// checkCreate fails with a *NotOwnedError when one of the five objects a
-// create writes exists without the platform's marker; workerOnly checks
-// the worker's three alone (an update: the manager's two may be imported,
-// but an import of them is no licence to take over a service account or
-// RBAC of the same name in the worker).
-func (m MultiKueueClusters) checkCreate(ctx context.Context, wc *kube.Client, ref Ref, s spec.MultiKueueCluster, workerOnly bool) error {
-	type check struct {
-		kind, name string
-		get        func() (metav1.Object, error)
-	}
-	w, mgr := wc.Core, m.Manager.Core
-	checks := []check{
-		{"ServiceAccount", spec.KueueNamespace + "/" + s.ServiceAccount, func() (metav1.Object, error) {
-			return w.CoreV1().ServiceAccounts(spec.KueueNamespace).Get(ctx, s.ServiceAccount, metav1.GetOptions{})
-		}},
-		{"ClusterRole", s.ServiceAccount, func() (metav1.Object, error) {
-			return w.RbacV1().ClusterRoles().Get(ctx, s.ServiceAccount, metav1.GetOptions{})
-		}},
-		{"ClusterRoleBinding", s.ServiceAccount, func() (metav1.Object, error) {
-			return w.RbacV1().ClusterRoleBindings().Get(ctx, s.ServiceAccount, metav1.GetOptions{})
-		}},
-		{"Secret", spec.KueueNamespace + "/" + s.SecretName(), func() (metav1.Object, error) {
-			return mgr.CoreV1().Secrets(spec.KueueNamespace).Get(ctx, s.SecretName(), metav1.GetOptions{})
-		}},
-		{"MultiKueueCluster", ref.Name, func() (metav1.Object, error) {
-			return m.Manager.Kueue.KueueV1beta2().MultiKueueClusters().Get(ctx, ref.Name, metav1.GetOptions{})
-		}},
-	}
-	if workerOnly {
-		checks = checks[:3]
-	}
-	for i, c := range checks {
-		obj, err := c.get()
-		if apierrors.IsNotFound(err) {
-			continue
+// claimed is what claim found of the five objects a write writes.
+type claimed struct {
+	w                  workerParts
+	mg                 managerParts
+	sa                 *corev1.ServiceAccount
+	role               *rbacv1.ClusterRole
+	binding            *rbacv1.ClusterRoleBinding
+	secret             *corev1.Secret
+	mkc                *kueuev1beta2.MultiKueueCluster
+	saFound, roleFound bool
+	bindingFound       bool
+	secretFound        bool
+	mkcFound           bool
+}
+
+// claim reads the five objects a write writes and fails with a
+// *NotOwnedError, before any write, when one exists that is not this
+// resource instance's (Part.claim; claimWorker and claimManager say what
+// it may take that it did not record).
+func (m MultiKueueClusters) claim(ctx context.Context, wc *kube.Client, ref Ref, s spec.MultiKueueCluster, creating bool) (claimed, error) {
+	c := claimed{w: newWorkerParts(wc, s.Worker, s.ServiceAccount), mg: m.managerParts(ref.Name, s.SecretName())}
+	takeWorker, takeManager := claimWorker(ctx, creating), claimManager(ctx, c.mg, creating)
+	workerErr := func(err error) error {
+		var no *NotOwnedError
+		if errors.As(err, &no) {
+			no.Detail = strings.TrimPrefix(no.Detail+"; in worker "+ref.Name, "; ")
+			return no
 		}
-		if err != nil {
-			err = fmt.Errorf("read %s %s: %w", c.kind, c.name, err)
-			if i < 3 {
-				return &WorkerError{Name: ref.Name, Worker: s.Worker, Err: err}
-			}
-			return err
-		}
-		if !Created(obj) {
-			e := notOwned(c.kind, Ref{Name: c.name}, obj)
-			if i < 3 {
-				e.Detail = "in worker " + ref.Name
-			}
-			return e
-		}
+		return &WorkerError{Name: ref.Name, Worker: s.Worker, Err: err}
 	}
-	return nil
+	var err error
+	if c.sa, c.saFound, err = c.w.sa.claim(ctx, takeWorker); err != nil {
+		return c, workerErr(err)
+	}
+	if c.role, c.roleFound, err = c.w.role.claim(ctx, takeWorker); err != nil {
+		return c, workerErr(err)
+	}
+	if c.binding, c.bindingFound, err = c.w.binding.claim(ctx, takeWorker); err != nil {
+		return c, workerErr(err)
+	}
+	if c.secret, c.secretFound, err = c.mg.secret.claim(ctx, takeManager); err != nil {
+		return c, err
+	}
+	c.mkc, c.mkcFound, err = c.mg.mkc.claim(ctx, takeManager)
+	return c, err
 }
 
 // Update makes the access match desired. The kubeconfig Secret is written
@@ -418,7 +455,9 @@ func (m MultiKueueClusters) Update(ctx context.Context, ref Ref, prior, desired 
 	if err != nil {
 		return Result[MultiKueueClusterObserved]{}, &WorkerError{Name: ref.Name, Worker: desired.Worker, Err: err}
 	}
-	if err := m.checkCreate(ctx, wc, ref, desired, true); err != nil {
+	take := claimWorker(ctx, false)
+	cl, err := m.claim(ctx, wc, ref, desired, false)
+	if err != nil {
 		return Result[MultiKueueClusterObserved]{}, err
 	}
 	rewrite := desired.RewriteKubeconfig
@@ -429,11 +468,11 @@ func (m MultiKueueClusters) Update(ctx context.Context, ref Ref, prior, desired 
 		}
 		rewrite = !found || !obs.InSync() || obs.SecretName != desired.SecretName() || strings.HasPrefix(obs.WorkerAccess, TokenRevoked)
 	}
-	res, err := m.write(ctx, wc, ep, ref, desired, false, rewrite)
+	res, err := m.write(ctx, wc, ep, ref, desired, cl, rewrite)
 	if err != nil {
 		return res, err
 	}
-	res.Warnings = append(res.Warnings, m.retire(ctx, wc, ref, prior, desired)...)
+	res.Warnings = append(res.Warnings, m.retire(ctx, wc, ref, prior, desired, take)...)
 	return res, nil
 }
 
@@ -441,7 +480,10 @@ func (m MultiKueueClusters) Update(ctx context.Context, ref Ref, prior, desired 
 // service account (and its RBAC) of prior when it changed, in the same worker
 // or in the worker prior named. What cannot be deleted is a warning, not an
 // error: the new access is in place, and the old tokens expire.
-func (m MultiKueueClusters) retire(ctx context.Context, wc *kube.Client, ref Ref, prior, desired spec.MultiKueueCluster) []string {
+//
+// take is claimWorker's answer before the write (which records the new
+// access's objects).
+func (m MultiKueueClusters) retire(ctx context.Context, wc *kube.Client, ref Ref, prior, desired spec.MultiKueueCluster, take func(metav1.Object) bool) []string {
 	sameWorker := prior.Worker.String() == desired.Worker.String()
 	if prior.ServiceAccount == "" || (sameWorker && prior.ServiceAccount == desired.ServiceAccount) ||
 		(prior.Worker.GKE == nil && prior.Worker.Kubeconfig == "") {
@@ -456,32 +498,31 @@ func (m MultiKueueClusters) retire(ctx context.Context, wc *kube.Client, ref Ref
 		}
 		old = c
 	}
-	if err := deleteWorkerAccess(ctx, old, prior.ServiceAccount); err != nil {
+	if err := deleteWorkerAccess(ctx, old, prior.Worker, prior.ServiceAccount, take); err != nil {
 		return []string{fmt.Sprintf("The manager's former service account %s in %s was not deleted (%v). Its tokens stay valid until they expire; delete it there.",
 			prior.ServiceAccount, prior.Worker, err)}
 	}
 	return nil
 }
 
-// write applies the worker's access objects, then (when rewrite) a new token
+// write writes the worker's access objects, then (when rewrite) a new token
 // into the Secret, then the MultiKueueCluster, and reads back what is there.
-func (m MultiKueueClusters) write(ctx context.Context, wc *kube.Client, ep kube.Endpoint, ref Ref, s spec.MultiKueueCluster, creating, rewrite bool) (Result[MultiKueueClusterObserved], error) {
+// cl is what claim found: each object is created (and recorded) where it was
+// absent, and otherwise applied naming the UID claim read.
+func (m MultiKueueClusters) write(ctx context.Context, wc *kube.Client, ep kube.Endpoint, ref Ref, s spec.MultiKueueCluster, cl claimed, rewrite bool) (Result[MultiKueueClusterObserved], error) {
 	partial := func(err error) (Result[MultiKueueClusterObserved], error) {
 		obs, found, rerr := m.Observe(ctx, ref, s)
 		return Result[MultiKueueClusterObserved]{Observed: obs, Partial: found && rerr == nil}, err
 	}
 	workerErr := func(err error) error { return &WorkerError{Name: ref.Name, Worker: s.Worker, Err: err} }
-	if err := m.applyWorkerAccess(ctx, wc, s); err != nil {
+	if err := m.applyWorkerAccess(ctx, wc, s, cl); err != nil {
 		return partial(workerErr(err))
 	}
-	mkcs := m.Manager.Kueue.KueueV1beta2().MultiKueueClusters()
 	sha, newHolder := "", ""
 	if !rewrite {
-		mkc, err := mkcs.Get(ctx, ref.Name, metav1.GetOptions{})
-		if err != nil {
-			return partial(fmt.Errorf("read MultiKueueCluster %s: %w", ref.Name, err))
+		if cl.mkcFound {
+			sha = cl.mkc.Annotations[KubeconfigSHA256Annotation]
 		}
-		sha = mkc.Annotations[KubeconfigSHA256Annotation]
 	} else {
 		holder, err := m.tokenHolder(ctx, wc, s.ServiceAccount)
 		if err != nil {
@@ -506,19 +547,14 @@ func (m MultiKueueClusters) write(ctx context.Context, wc *kube.Client, ep kube.
 		secret := corev1ac.Secret(s.SecretName(), spec.KueueNamespace).
 			WithType(corev1.SecretTypeOpaque).
 			WithData(map[string][]byte{spec.MultiKueueKubeconfigKey: data})
-		if creating || m.created(ctx, "secret", s.SecretName()) {
-			secret.WithLabels(marker())
-		}
-		if _, err := m.Manager.Core.CoreV1().Secrets(spec.KueueNamespace).Apply(ctx, secret, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}); err != nil {
+		// An imported Secret is not marked: only what the platform creates is.
+		if _, err := cl.mg.secret.ensure(ctx, cl.secret, cl.secretFound, secret, !cl.secretFound || Created(cl.secret)); err != nil {
 			return partial(fmt.Errorf("write the kubeconfig Secret %s/%s: %w", spec.KueueNamespace, s.SecretName(), err))
 		}
 	}
 	mkc := kueue.MultiKueueCluster(ref.Name, s.SecretName()).WithAnnotations(map[string]string{KubeconfigSHA256Annotation: sha})
-	if creating || m.created(ctx, "multikueuecluster", ref.Name) {
-		mkc.WithLabels(marker())
-	}
-	if _, err := mkcs.Apply(ctx, mkc, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}); err != nil {
-		return partial(fmt.Errorf("apply MultiKueueCluster %s: %w", ref.Name, err))
+	if _, err := cl.mg.mkc.ensure(ctx, cl.mkc, cl.mkcFound, mkc, !cl.mkcFound || Created(cl.mkc)); err != nil {
+		return partial(err)
 	}
 	if rewrite {
 		// The manager has the new token: revoke the ones issued before it.
@@ -533,50 +569,35 @@ func (m MultiKueueClusters) write(ctx context.Context, wc *kube.Client, ep kube.
 	return Result[MultiKueueClusterObserved]{Observed: obs, Partial: err != nil}, err
 }
 
-// created reports whether a manager object carries the platform's marker
-// (an imported one does not, and is not marked by later writes).
-func (m MultiKueueClusters) created(ctx context.Context, kind, name string) bool {
-	var obj metav1.Object
-	var err error
-	if kind == "secret" {
-		obj, err = m.Manager.Core.CoreV1().Secrets(spec.KueueNamespace).Get(ctx, name, metav1.GetOptions{})
-	} else {
-		obj, err = m.Manager.Kueue.KueueV1beta2().MultiKueueClusters().Get(ctx, name, metav1.GetOptions{})
-	}
-	return apierrors.IsNotFound(err) || (err == nil && Created(obj))
-}
-
-// applyWorkerAccess applies the service account, ClusterRole and binding in
+// applyWorkerAccess writes the service account, ClusterRole and binding in
 // the worker, with the platform's marker. It fails when kueue-system does
 // not exist there (Kueue is not installed).
-func (m MultiKueueClusters) applyWorkerAccess(ctx context.Context, wc *kube.Client, s spec.MultiKueueCluster) error {
-	opts := metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}
+func (m MultiKueueClusters) applyWorkerAccess(ctx context.Context, wc *kube.Client, s spec.MultiKueueCluster, cl claimed) error {
 	if _, err := wc.Core.CoreV1().Namespaces().Get(ctx, spec.KueueNamespace, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 		return fmt.Errorf("namespace %s does not exist: install Kueue in the worker first", spec.KueueNamespace)
 	} else if err != nil {
 		return fmt.Errorf("read namespace %s: %w", spec.KueueNamespace, err)
 	}
-	sa := corev1ac.ServiceAccount(s.ServiceAccount, spec.KueueNamespace).WithLabels(marker())
-	if _, err := wc.Core.CoreV1().ServiceAccounts(spec.KueueNamespace).Apply(ctx, sa, opts); err != nil {
-		return fmt.Errorf("apply ServiceAccount %s/%s: %w", spec.KueueNamespace, s.ServiceAccount, err)
+	if _, err := cl.w.sa.ensure(ctx, cl.sa, cl.saFound, corev1ac.ServiceAccount(s.ServiceAccount, spec.KueueNamespace), true); err != nil {
+		return err
 	}
-	role := rbacv1ac.ClusterRole(s.ServiceAccount).WithLabels(marker())
+	role := rbacv1ac.ClusterRole(s.ServiceAccount)
 	for _, r := range spec.WorkerRBAC() {
 		role.WithRules(rbacv1ac.PolicyRule().WithAPIGroups(r.APIGroups...).WithResources(r.Resources...).WithVerbs(r.Verbs...))
 	}
-	if _, err := wc.Core.RbacV1().ClusterRoles().Apply(ctx, role, opts); err != nil {
-		return fmt.Errorf("apply ClusterRole %s: %w", s.ServiceAccount, err)
+	if _, err := cl.w.role.ensure(ctx, cl.role, cl.roleFound, role, true); err != nil {
+		return err
 	}
-	binding := rbacv1ac.ClusterRoleBinding(s.ServiceAccount).WithLabels(marker()).
+	binding := rbacv1ac.ClusterRoleBinding(s.ServiceAccount).
 		WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup("rbac.authorization.k8s.io").WithKind("ClusterRole").WithName(s.ServiceAccount)).
 		WithSubjects(rbacv1ac.Subject().WithKind("ServiceAccount").WithName(s.ServiceAccount).WithNamespace(spec.KueueNamespace))
-	if _, err := wc.Core.RbacV1().ClusterRoleBindings().Apply(ctx, binding, opts); err != nil {
+	if _, err := cl.w.binding.ensure(ctx, cl.binding, cl.bindingFound, binding, true); err != nil {
 		var status apierrors.APIStatus
 		if errors.As(err, &status) && apierrors.IsInvalid(err) {
 			// roleRef cannot change: the binding was edited to another role.
 			return fmt.Errorf("apply ClusterRoleBinding %s (its roleRef was changed out of band and cannot be changed back; delete it and apply again): %w", s.ServiceAccount, err)
 		}
-		return fmt.Errorf("apply ClusterRoleBinding %s: %w", s.ServiceAccount, err)
+		return err
 	}
 	return nil
 }
@@ -627,41 +648,40 @@ func (m MultiKueueClusters) WaitReady(ctx context.Context, ref Ref, _ spec.Multi
 // Delete removes the MultiKueueCluster (refused while a MultiKueueConfig
 // lists it) and its Secret in the manager, then the binding, ClusterRole and
 // service account in the worker (which revokes every token issued to it).
-// Worker objects without the platform's marker are left alone.
+// Only this resource instance's objects are deleted: those it recorded or,
+// for state of an earlier release, the MultiKueueCluster, the Secret it
+// reads, and the others with the platform's marker. One made again by
+// someone after the recorded one was deleted is left (the ledger notes it).
 func (m MultiKueueClusters) Delete(ctx context.Context, ref Ref, last spec.MultiKueueCluster) error {
 	if err := m.waitUnused(ctx, ref); err != nil {
 		return err
 	}
-	mkcs := m.Manager.Kueue.KueueV1beta2().MultiKueueClusters()
+	takeAny, takeWorker := func(metav1.Object) bool { return true }, claimWorker(ctx, false)
+	mg := m.managerParts(ref.Name, last.SecretName())
 	// The Secret the MultiKueueCluster reads is managed with it (created, or
 	// imported with it); NAME-kubeconfig otherwise only when the platform
 	// created it (a delete cut off after the MultiKueueCluster went).
 	reads := ""
-	if mkc, err := mkcs.Get(ctx, ref.Name, metav1.GetOptions{}); err == nil {
-		reads = kueue.MultiKueueClusterSecret(mkc)
-	} else if !apierrors.IsNotFound(err) {
-		return fmt.Errorf("read MultiKueueCluster %s: %w", ref.Name, err)
+	mkc, found, err := mg.mkc.read(ctx)
+	if err != nil {
+		return err
 	}
-	if err := mkcs.Delete(ctx, ref.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete MultiKueueCluster %s: %w", ref.Name, err)
+	if found {
+		if mine, _, _ := ledgerOf(ctx).claimKube("MultiKueueCluster", ref, mkc, true, true); mine {
+			reads = kueue.MultiKueueClusterSecret(mkc)
+		}
 	}
-	secrets := m.Manager.Core.CoreV1().Secrets(spec.KueueNamespace)
-	for _, name := range slices.Compact([]string{reads, last.SecretName()}) {
-		if name == "" {
-			continue
+	if err := mg.mkc.release(ctx, takeAny); err != nil {
+		return err
+	}
+	if reads != "" {
+		if err := m.secretPart(reads).release(ctx, takeAny); err != nil {
+			return err
 		}
-		obj, err := secrets.Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err == nil && name != reads && !Created(obj) {
-			continue // someone else's Secret of that name: not ours to delete
-		}
-		if err == nil {
-			err = secrets.Delete(ctx, name, metav1.DeleteOptions{})
-		}
-		if err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete Secret %s/%s: %w", spec.KueueNamespace, name, err)
+	}
+	if reads != last.SecretName() {
+		if err := mg.secret.release(ctx, Created); err != nil {
+			return err
 		}
 	}
 	if last.Worker.GKE == nil && last.Worker.Kubeconfig == "" {
@@ -671,7 +691,7 @@ func (m MultiKueueClusters) Delete(ctx context.Context, ref Ref, last spec.Multi
 	if err != nil {
 		return &WorkerError{Name: ref.Name, Worker: last.Worker, Err: err}
 	}
-	if err := deleteWorkerAccess(ctx, wc, last.ServiceAccount); err != nil {
+	if err := deleteWorkerAccess(ctx, wc, last.Worker, last.ServiceAccount, takeWorker); err != nil {
 		return &WorkerError{Name: ref.Name, Worker: last.Worker, Err: err}
 	}
 	return nil
@@ -724,38 +744,34 @@ func revokeTokens(ctx context.Context, wc *kube.Client, sa, keep string) error {
 }
 
 // deleteWorkerAccess deletes the binding, ClusterRole and service account sa
-// in a worker, those with the platform's marker only.
-func deleteWorkerAccess(ctx context.Context, wc *kube.Client, sa string) error {
-	if err := revokeTokens(ctx, wc, sa, ""); err != nil {
+// in worker w, and the token Secrets of sa: the ones this resource instance
+// recorded or, when it recorded none in a worker (state of an earlier
+// release), those with the platform's marker. A service account that is not
+// the instance's keeps its tokens.
+//
+// take is claimWorker's answer at the start of the operation.
+func deleteWorkerAccess(ctx context.Context, wc *kube.Client, w spec.Worker, sa string, take func(metav1.Object) bool) error {
+	p := newWorkerParts(wc, w, sa)
+	obj, found, err := p.sa.read(ctx)
+	if err != nil {
 		return err
 	}
-	rbac, core := wc.Core.RbacV1(), wc.Core.CoreV1()
-	steps := []struct {
-		kind string
-		get  func() (metav1.Object, error)
-		del  func() error
-	}{
-		{"ClusterRoleBinding", func() (metav1.Object, error) { return rbac.ClusterRoleBindings().Get(ctx, sa, metav1.GetOptions{}) },
-			func() error { return rbac.ClusterRoleBindings().Delete(ctx, sa, metav1.DeleteOptions{}) }},
-		{"ClusterRole", func() (metav1.Object, error) { return rbac.ClusterRoles().Get(ctx, sa, metav1.GetOptions{}) },
-			func() error { return rbac.ClusterRoles().Delete(ctx, sa, metav1.DeleteOptions{}) }},
-		{"ServiceAccount", func() (metav1.Object, error) {
-			return core.ServiceAccounts(spec.KueueNamespace).Get(ctx, sa, metav1.GetOptions{})
-		}, func() error { return core.ServiceAccounts(spec.KueueNamespace).Delete(ctx, sa, metav1.DeleteOptions{}) }},
-	}
-	for _, st := range steps {
-		obj, err := st.get()
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err == nil && Created(obj) {
-			err = st.del()
-		}
-		if err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete %s %s: %w", st.kind, sa, err)
+	if found {
+		uid := string(obj.GetUID())
+		st, _ := ledgerOf(ctx).standing(p.sa.Key, func(r string) bool { return r == uid })
+		if st == Recorded || (st == Unrecorded && take != nil && take(obj)) {
+			if err := revokeTokens(ctx, wc, sa, ""); err != nil {
+				return err
+			}
 		}
 	}
-	return nil
+	if err := p.binding.release(ctx, take); err != nil {
+		return err
+	}
+	if err := p.role.release(ctx, take); err != nil {
+		return err
+	}
+	return p.sa.release(ctx, take)
 }
 
 // waitUnused waits up to BlockedGrace for the MultiKueueConfigs listing the

@@ -22,15 +22,18 @@ import (
 // (a typed client-go or Kueue client satisfies it as is).
 type ObjectAPI[O metav1.Object, AC any] interface {
 	Get(ctx context.Context, name string, opts metav1.GetOptions) (O, error)
+	Create(ctx context.Context, obj O, opts metav1.CreateOptions) (O, error)
 	Apply(ctx context.Context, ac AC, opts metav1.ApplyOptions) (O, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (O, error)
 	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
 }
 
 // Labeled is what every typed apply configuration has: a way to add labels
-// (the platform's marker, on the objects it creates).
+// (the platform's marker, on the objects it creates), and to name the UID of
+// the object it is for (a precondition: the write fails on any other).
 type Labeled[AC any] interface {
 	WithLabels(entries map[string]string) AC
+	WithUID(uid types.UID) AC
 }
 
 // Object reconciles objects of one kind with server-side apply, owned by
@@ -99,65 +102,81 @@ func (r Ref) String() string {
 	return r.Namespace + "/" + r.Name
 }
 
-// Observe reads the object; found is false when it does not exist. It is
-// the read path (a refresh): an object the kind's list holds is taken from
-// it, any other is read with a GET (the list may be filtered, or older than
-// the object; a failed list, e.g. not permitted, falls back too). The hint
-// is not needed: what the server holds reads the same whatever was asked.
+// Observe reads the object; found is false when it does not exist, or when
+// the object there is not the one this resource instance recorded (it was
+// deleted and made again: the ledger notes it). It is the read path (a
+// refresh): an object the kind's list holds is taken from it, any other is
+// read with a GET (the list may be filtered, or older than the object; a
+// failed list, e.g. not permitted, falls back too). The hint is not needed:
+// what the server holds reads the same whatever was asked.
 func (o Object[S, O, AC]) Observe(ctx context.Context, ref Ref, _ S) (s S, found bool, err error) {
-	if obj, listed, err := o.List.Lookup(ctx, ref.Namespace, ref.Name); err == nil && listed {
-		return o.Read(obj), true, nil
+	obj, listed, err := o.List.Lookup(ctx, ref.Namespace, ref.Name)
+	if err != nil || !listed {
+		if obj, found, err = o.getObject(ctx, ref); !found || err != nil {
+			return s, false, err
+		}
 	}
-	return o.get(ctx, ref)
+	if mine, _, _ := ledgerOf(ctx).claimKube(o.Kind, ref, obj, true, false); !mine {
+		return s, false, nil
+	}
+	return o.Read(obj), true, nil
 }
 
 // Diff names the fields of actual that differ from desired.
 func (o Object[S, O, AC]) Diff(desired, actual S) []string { return o.DiffSpec(desired, actual) }
 
-// get reads the object with a GET.
-func (o Object[S, O, AC]) get(ctx context.Context, ref Ref) (s S, found bool, err error) {
-	obj, found, err := o.getObject(ctx, ref)
-	if !found || err != nil {
-		return s, false, err
-	}
-	return o.Read(obj), true, nil
+// Create creates the object. It never writes to an object that exists: one
+// of that name is this resource instance's only when the ledger recorded it
+// (a create of its own, retried); any other fails the create with a
+// *NotOwnedError before any write, whoever made it (another configuration's
+// is not this one's, marker or not).
+func (o Object[S, O, AC]) Create(ctx context.Context, ref Ref, desired S) (Result[S], error) {
+	got, made, err := o.create(ctx, ref, desired)
+	return Result[S]{Observed: got, Partial: err != nil && made}, err
 }
 
-// Create creates the object, or completes a create that was cut off after
-// the server's write (the object carries the platform's marker). An object
-// that exists without the marker is someone else's: Create fails with a
-// *NotOwnedError before any write.
-func (o Object[S, O, AC]) Create(ctx context.Context, ref Ref, desired S) (Result[S], error) {
-	obj, found, err := o.ownOrAbsent(ctx, ref)
-	if err != nil {
-		return Result[S]{}, err
+// create creates the object; made says whether it did (so an error after
+// that is a partial create: the caller records the object, and the next
+// apply completes or replaces it).
+func (o Object[S, O, AC]) create(ctx context.Context, ref Ref, desired S) (got S, made bool, err error) {
+	o.List.Invalidate()
+	defer o.List.Invalidate()
+	obj, err := createPart(ctx, o.API(ref.Namespace), o.Kind, ref, kubeKey(o.Kind, ref), o.Build(desired).WithLabels(marker()))
+	var no *NotOwnedError
+	switch {
+	case errors.As(err, &no):
+		if st, _ := ledgerOf(ctx).kubeStanding(o.Kind, ref, obj); st != Recorded {
+			return got, false, err
+		}
+	case err != nil:
+		return got, false, err
 	}
-	got, err := o.write(ctx, ref, desired, obj, found, true)
-	return Result[S]{Observed: got}, err
+	if got, err = o.write(ctx, ref, desired, obj, Created(obj)); err != nil {
+		return o.Read(obj), true, err
+	}
+	return got, true, nil
 }
 
 // CheckCreate returns the *NotOwnedError Create would, without writing: for
 // reconcilers that create several objects and check all of them first.
 func (o Object[S, O, AC]) CheckCreate(ctx context.Context, ref Ref) error {
-	_, _, err := o.ownOrAbsent(ctx, ref)
-	return err
-}
-
-// ownOrAbsent reads the object, failing with a *NotOwnedError when it
-// exists without the platform's marker.
-func (o Object[S, O, AC]) ownOrAbsent(ctx context.Context, ref Ref) (obj O, found bool, err error) {
-	obj, found, err = o.getObject(ctx, ref)
-	if err == nil && found && !Created(obj) {
-		err = notOwned(o.Kind, ref, obj)
+	obj, found, err := o.getObject(ctx, ref)
+	if err != nil || !found {
+		return err
 	}
-	return obj, found, err
+	if st, _ := ledgerOf(ctx).kubeStanding(o.Kind, ref, obj); st != Recorded {
+		return notOwned(o.Kind, ref, obj)
+	}
+	return nil
 }
 
-// Update makes an object the platform manages (created or imported) match
-// desired, and returns what the server then holds. It writes only when a
-// fresh read shows a difference. An object the platform created keeps its
-// marker; one it imported is not marked. One that has gone is created again.
-// prior is not needed: the fresh read is what is compared.
+// Update makes the object this resource instance manages (created or
+// imported) match desired, and returns what the server then holds. It writes
+// only when a fresh read shows a difference. An object the platform created
+// keeps its marker; one it imported is not marked. One that has gone is
+// created again. One that is not the object the instance recorded (deleted
+// and made again by someone) is not written: a *NotOwnedError. prior is not
+// needed: the fresh read is what is compared.
 func (o Object[S, O, AC]) Update(ctx context.Context, ref Ref, _, desired S) (Result[S], error) {
 	got, err := o.apply(ctx, ref, desired)
 	return Result[S]{Observed: got}, err
@@ -170,7 +189,19 @@ func (o Object[S, O, AC]) apply(ctx context.Context, ref Ref, desired S) (S, err
 		var zero S
 		return zero, err
 	}
-	return o.write(ctx, ref, desired, obj, found, !found || Created(obj))
+	if !found {
+		got, _, err := o.create(ctx, ref, desired)
+		return got, err
+	}
+	l := ledgerOf(ctx)
+	switch st, rec := l.kubeStanding(o.Kind, ref, obj); st {
+	case Replaced:
+		var zero S
+		return zero, replacedError(o.Kind, ref, rec, obj)
+	case Unrecorded:
+		l.recordKube(o.Kind, ref, obj)
+	}
+	return o.write(ctx, ref, desired, obj, Created(obj))
 }
 
 // getObject reads the object with a GET; found is false when it does not exist.
@@ -186,8 +217,9 @@ func (o Object[S, O, AC]) getObject(ctx context.Context, ref Ref) (obj O, found 
 	return obj, true, nil
 }
 
-// write makes the object read as current (found) match desired, with the
-// marker when mark is set.
+// write makes the object read as current match desired, with the marker
+// when mark is set. Each write names current's UID, so it fails rather than
+// write to an object made in its place meanwhile.
 //
 // The write is a server-side apply that takes back ownership of any managed
 // field someone else changed (force). Server-side apply cannot remove what
@@ -197,12 +229,10 @@ func (o Object[S, O, AC]) getObject(ctx context.Context, ref Ref) (obj O, found 
 // only (Build(Read(actual)) → Build(desired)): fields the platform does not
 // manage are never touched. A difference that survives that is reported, not
 // left as a perpetual diff.
-func (o Object[S, O, AC]) write(ctx context.Context, ref Ref, desired S, current O, found, mark bool) (S, error) {
+func (o Object[S, O, AC]) write(ctx context.Context, ref Ref, desired S, current O, mark bool) (S, error) {
 	var zero S
-	if found {
-		if actual := o.Read(current); len(o.DiffSpec(desired, actual)) == 0 {
-			return actual, nil // a created object has its marker already: only what is marked or new is marked
-		}
+	if actual := o.Read(current); len(o.DiffSpec(desired, actual)) == 0 {
+		return actual, nil // a created object has its marker already: only what is marked or new is marked
 	}
 	build := func(s S) AC {
 		ac := o.Build(s)
@@ -214,7 +244,7 @@ func (o Object[S, O, AC]) write(ctx context.Context, ref Ref, desired S, current
 	o.List.Invalidate()
 	defer o.List.Invalidate()
 	api := o.API(ref.Namespace)
-	obj, err := api.Apply(ctx, build(desired), metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true})
+	obj, err := api.Apply(ctx, build(desired).WithUID(current.GetUID()), metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true})
 	if err != nil {
 		return zero, fmt.Errorf("apply %s %s: %w", o.Kind, ref, err)
 	}
@@ -317,24 +347,39 @@ func managedFieldsPatch(actual, desired any) ([]byte, error) {
 	return jsonpatch.CreateMergePatch(from, to)
 }
 
-// Delete deletes the object and waits until it is gone (finalizers done) or
-// ctx ends. Deleting an object that does not exist succeeds.
+// Delete deletes the object this resource instance manages and waits until
+// it is gone (finalizers done) or ctx ends. Deleting an object that does not
+// exist succeeds. An object that is not the one the instance recorded (it
+// was deleted and made again by someone) is left as it is: the ledger notes
+// it, and Delete succeeds, since the instance's object is gone.
 func (o Object[S, O, AC]) Delete(ctx context.Context, ref Ref, _ S) error {
 	return o.delete(ctx, ref)
 }
 
 func (o Object[S, O, AC]) delete(ctx context.Context, ref Ref) error {
+	obj, found, err := o.getObject(ctx, ref)
+	if err != nil || !found {
+		return err
+	}
+	l := ledgerOf(ctx)
+	if mine, _, _ := l.claimKube(o.Kind, ref, obj, true, true); !mine {
+		return nil
+	}
 	if err := o.waitUnblocked(ctx, ref); err != nil {
 		return err
 	}
 	o.List.Invalidate()
 	defer o.List.Invalidate()
 	api := o.API(ref.Namespace)
-	err := api.Delete(ctx, ref.Name, metav1.DeleteOptions{})
-	if apierrors.IsNotFound(err) {
+	uid := obj.GetUID()
+	err = api.Delete(ctx, ref.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	switch {
+	case apierrors.IsNotFound(err):
+		l.forget(kubeKey(o.Kind, ref))
 		return nil
-	}
-	if err != nil {
+	case apierrors.IsConflict(err): // the UID precondition: made again since it was read
+		return o.delete(ctx, ref)
+	case err != nil:
 		return fmt.Errorf("delete %s %s: %w", o.Kind, ref, err)
 	}
 	poll := o.Poll
@@ -344,7 +389,8 @@ func (o Object[S, O, AC]) delete(ctx context.Context, ref Ref) error {
 	start := time.Now()
 	for {
 		obj, err := api.Get(ctx, ref.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
+		if apierrors.IsNotFound(err) || (err == nil && obj.GetUID() != uid) {
+			l.forget(kubeKey(o.Kind, ref))
 			return nil
 		}
 		select {

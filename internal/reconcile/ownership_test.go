@@ -60,8 +60,9 @@ func TestNotOwnedError(t *testing.T) {
 }
 
 // checkOwnership decides, for each part of a binding that exists when it is
-// created, whether it is the remains of mlplatform's own cut-off create
-// (completed) or someone else's (refused, naming the part).
+// written, whether it is this resource instance's (recorded in its ledger,
+// or created by it before identities were recorded) or not (refused,
+// naming the part), whoever made it.
 func TestWorkloadIdentityCheckCreate(t *testing.T) {
 	t.Parallel()
 	created := spec.WorkloadIdentity{Project: "p", Namespace: "vision", KSA: "trainer", CreateKSA: true, Mode: spec.ModeGoogleServiceAccount,
@@ -90,15 +91,24 @@ func TestWorkloadIdentityCheckCreate(t *testing.T) {
 			st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, GSAExists: true, GSA: &adminpb.ServiceAccount{}, MemberGranted: true}},
 		"update: a KSA created before, still marked": {spec: existing, prior: &existing,
 			st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, GSAExists: true, MemberGranted: true}},
-		"nothing exists":                       {spec: created},
-		"all mlplatform's, cut off":            {spec: created, st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, GSAExists: true, GSA: marked, GSAMarked: true, MemberGranted: true}},
+		"update: a KSA it created, made again by someone": {spec: existing, prior: &existing,
+			st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, KSAStanding: Replaced, GSAExists: true, MemberGranted: true}, wantKind: KindKSA},
+		"update: a GSA it created, made again by someone": {spec: created, prior: &createdBefore,
+			st: WorkloadIdentityStatus{KSAExists: true, KSAStanding: Recorded, GSAExists: true, GSA: marked, GSAMarked: true, GSAStanding: Replaced}, wantKind: KindGSA},
+		"nothing exists": {spec: created},
+		"all mlplatform's, not recorded (another resource's, or an apply whose state was lost)": {spec: created,
+			st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, GSAExists: true, GSA: marked, GSAMarked: true, MemberGranted: true}, wantKind: KindKSA},
+		"a GSA of mlplatform's, not recorded": {spec: created, st: WorkloadIdentityStatus{GSAExists: true, GSA: marked, GSAMarked: true}, wantKind: KindGSA},
+		"all this create's own (recorded)": {spec: created, st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, KSAStanding: Recorded,
+			GSAExists: true, GSA: marked, GSAMarked: true, GSAStanding: Recorded, MemberGranted: true}},
 		"a KSA someone made":                   {spec: created, st: WorkloadIdentityStatus{KSAExists: true}, wantKind: KindKSA},
 		"a GSA someone made":                   {spec: created, st: WorkloadIdentityStatus{GSAExists: true, GSA: &adminpb.ServiceAccount{}}, wantKind: KindGSA},
-		"a grant on an existing GSA, KSA ours": {spec: existing, st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, GSAExists: true, MemberGranted: true}},
+		"a grant on an existing GSA, KSA ours": {spec: existing, st: WorkloadIdentityStatus{KSAExists: true, KSAManaged: true, KSAStanding: Recorded, GSAExists: true, MemberGranted: true}},
 		"a grant someone made":                 {spec: existing, st: WorkloadIdentityStatus{GSAExists: true, MemberGranted: true}, wantKind: KindGrant},
 		"an adopted KSA, no annotation":        {spec: adopted, st: WorkloadIdentityStatus{KSAExists: true, GSAExists: true}},
-		"an adopted KSA, our annotation":       {spec: adopted, st: WorkloadIdentityStatus{KSAExists: true, Annotation: "shared@p.iam.gserviceaccount.com", AnnotationOwned: true, GSAExists: true, MemberGranted: true}},
-		"an adopted KSA, their annotation":     {spec: adopted, st: WorkloadIdentityStatus{KSAExists: true, Annotation: "x@p.iam.gserviceaccount.com", GSAExists: true}, wantKind: KindAnnotation},
+		"an adopted KSA, annotated by another mlplatform binding": {spec: adopted,
+			st: WorkloadIdentityStatus{KSAExists: true, Annotation: "shared@p.iam.gserviceaccount.com", AnnotationOwned: true, GSAExists: true, MemberGranted: true}, wantKind: KindAnnotation},
+		"an adopted KSA, their annotation": {spec: adopted, st: WorkloadIdentityStatus{KSAExists: true, Annotation: "x@p.iam.gserviceaccount.com", GSAExists: true}, wantKind: KindAnnotation},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

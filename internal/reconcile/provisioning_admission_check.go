@@ -109,15 +109,26 @@ type CheckWithConfig[S any, O metav1.Object, AC Labeled[AC]] struct {
 	Check func(S) spec.AdmissionCheck
 }
 
-// Observe reads both objects; found is false unless both exist (a half that
-// is missing is re-created by the next apply).
+// Observe reads both objects; found is false when neither is there (or
+// neither is this resource instance's). A half that is missing is noted in
+// the ledger (Ledger.Missing), and the next update writes it again; with
+// the config missing, what the check stands for is hint.
 func (p CheckWithConfig[S, O, AC]) Observe(ctx context.Context, ref Ref, hint S) (S, bool, error) {
-	cfg, found, err := p.Configs.Observe(ctx, ref, hint)
-	if err != nil || !found {
+	cfg, cfgFound, err := p.Configs.Observe(ctx, ref, hint)
+	if err != nil {
 		return cfg, false, err
 	}
-	_, found, err = p.Checks.Observe(ctx, ref, p.Check(hint))
-	return cfg, found, err
+	_, checkFound, err := p.Checks.Observe(ctx, ref, p.Check(hint))
+	switch {
+	case err != nil || (!cfgFound && !checkFound):
+		return cfg, false, err
+	case !checkFound:
+		ledgerOf(ctx).noteMissing(p.Checks.Kind, ref)
+	case !cfgFound:
+		ledgerOf(ctx).noteMissing(p.Configs.Kind, ref)
+		return hint, true, nil
+	}
+	return cfg, true, nil
 }
 
 // Diff names the fields of the config that differ.
@@ -138,6 +149,7 @@ func (p CheckWithConfig[S, O, AC]) Create(ctx context.Context, ref Ref, desired 
 		return got, err
 	}
 	if _, err := p.Checks.Create(ctx, ref, p.Check(desired)); err != nil {
+		got.Partial = true // the config is there: recorded, so the next apply completes the pair
 		return got, err
 	}
 	return got, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,8 +93,10 @@ func TestDiffAdmissionCheck(t *testing.T) {
 	}
 }
 
-// fakeAPI is an in-memory ObjectAPI: Apply stores the apply configuration as
-// the object (through JSON, as the server would), and every call is logged.
+// fakeAPI is an in-memory ObjectAPI: Create and Apply store the object
+// (an apply configuration through JSON, as the server would), each object
+// made gets a UID of its own, the UID preconditions of Apply and Delete hold,
+// and every call is logged.
 type fakeAPI[O metav1.Object, AC any] struct {
 	kind string
 	mu   *sync.Mutex
@@ -102,10 +105,16 @@ type fakeAPI[O metav1.Object, AC any] struct {
 	new  func() O
 }
 
+var fakeUIDs atomic.Int64
+
 func (f fakeAPI[O, AC]) record(verb, name string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	*f.log = append(*f.log, verb+" "+f.kind+" "+name)
+}
+
+func (f fakeAPI[O, AC]) gr() schema.GroupResource {
+	return schema.GroupResource{Group: "kueue.x-k8s.io", Resource: f.kind}
 }
 
 func (f fakeAPI[O, AC]) Get(_ context.Context, name string, _ metav1.GetOptions) (O, error) {
@@ -114,8 +123,21 @@ func (f fakeAPI[O, AC]) Get(_ context.Context, name string, _ metav1.GetOptions)
 	o, ok := f.objs[name]
 	if !ok {
 		var zero O
-		return zero, apierrors.NewNotFound(schema.GroupResource{Group: "kueue.x-k8s.io", Resource: f.kind}, name)
+		return zero, apierrors.NewNotFound(f.gr(), name)
 	}
+	return o, nil
+}
+
+func (f fakeAPI[O, AC]) Create(_ context.Context, o O, _ metav1.CreateOptions) (O, error) {
+	f.record("create", o.GetName())
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.objs[o.GetName()]; ok {
+		var zero O
+		return zero, apierrors.NewAlreadyExists(f.gr(), o.GetName())
+	}
+	o.SetUID(types.UID(fmt.Sprint("uid-", fakeUIDs.Add(1))))
+	f.objs[o.GetName()] = o
 	return o, nil
 }
 
@@ -131,6 +153,14 @@ func (f fakeAPI[O, AC]) Apply(_ context.Context, ac AC, _ metav1.ApplyOptions) (
 	f.record("apply", o.GetName())
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	uid := types.UID(fmt.Sprint("uid-", fakeUIDs.Add(1)))
+	if cur, ok := f.objs[o.GetName()]; ok {
+		uid = cur.GetUID()
+	}
+	if o.GetUID() != "" && o.GetUID() != uid {
+		return o, apierrors.NewConflict(f.gr(), o.GetName(), fmt.Errorf("UID in precondition: %s, UID in object meta: %s", o.GetUID(), uid))
+	}
+	o.SetUID(uid)
 	f.objs[o.GetName()] = o
 	return o, nil
 }
@@ -140,10 +170,13 @@ func (f fakeAPI[O, AC]) Patch(context.Context, string, types.PatchType, []byte, 
 	return zero, fmt.Errorf("patch not expected")
 }
 
-func (f fakeAPI[O, AC]) Delete(_ context.Context, name string, _ metav1.DeleteOptions) error {
+func (f fakeAPI[O, AC]) Delete(_ context.Context, name string, opts metav1.DeleteOptions) error {
 	f.record("delete", name)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if cur, ok := f.objs[name]; ok && opts.Preconditions != nil && opts.Preconditions.UID != nil && *opts.Preconditions.UID != cur.GetUID() {
+		return apierrors.NewConflict(f.gr(), name, fmt.Errorf("precondition failed"))
+	}
 	delete(f.objs, name)
 	return nil
 }
@@ -196,7 +229,7 @@ func TestProvisioningAdmissionChecks(t *testing.T) {
 	if _, err := f.rec.Update(ctx, ref, dws(), dws()); err != nil { // in sync: no write
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"apply ProvisioningRequestConfig dws", "apply AdmissionCheck dws"}, *f.log); diff != "" {
+	if diff := cmp.Diff([]string{"create ProvisioningRequestConfig dws", "create AdmissionCheck dws"}, *f.log); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 	if _, found, err := f.rec.Observe(ctx, ref, dws()); err != nil || !found {
@@ -204,8 +237,12 @@ func TestProvisioningAdmissionChecks(t *testing.T) {
 	}
 
 	delete(f.checks, "dws") // out of band
-	if _, found, err := f.rec.Observe(ctx, ref, dws()); err != nil || found {
-		t.Errorf("Observe without the check: found=%v err=%v, want not found", found, err)
+	l := NewLedger(nil)
+	if _, found, err := f.rec.Observe(WithLedger(ctx, l), ref, dws()); err != nil || !found {
+		t.Errorf("Observe without the check: found=%v err=%v, want found (the config is there)", found, err)
+	}
+	if diff := cmp.Diff([]string{"AdmissionCheck dws"}, l.Missing()); diff != "" {
+		t.Errorf("missing (-want +got):\n%s", diff)
 	}
 
 	*f.log = nil
@@ -215,7 +252,7 @@ func TestProvisioningAdmissionChecks(t *testing.T) {
 	if err := f.rec.Delete(ctx, ref, dws()); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"apply AdmissionCheck dws", "delete AdmissionCheck dws", "delete ProvisioningRequestConfig dws"}
+	want := []string{"create AdmissionCheck dws", "delete AdmissionCheck dws", "delete ProvisioningRequestConfig dws"}
 	if diff := cmp.Diff(want, *f.log); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}

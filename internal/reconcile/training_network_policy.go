@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	networkingac "k8s.io/client-go/applyconfigurations/networking/v1"
 	networkingclient "k8s.io/client-go/kubernetes/typed/networking/v1"
 
@@ -41,44 +41,101 @@ func NewTrainingNetworkPolicies(c *kube.Client) TrainingNetworkPolicies {
 	}
 }
 
-// inNamespace lists the objects in the namespace that carry a platform name:
-// marked are those the platform created (its managed-by label), unmarked
-// the others (someone else's, or imported and not applied yet).
-func (t TrainingNetworkPolicies) inNamespace(ctx context.Context, ns string) (marked, unmarked []networkingv1.NetworkPolicy, err error) {
-	list, err := t.API(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, nil, fmt.Errorf("list NetworkPolicies in %s: %w", ns, err)
+// npKind names NetworkPolicies in ledger keys and messages.
+const npKind = "NetworkPolicy"
+
+// policies are the platform-named NetworkPolicies of one namespace, sorted
+// by what they are to this resource instance.
+type policies struct {
+	// mine are those the instance manages: recorded in its ledger or, when
+	// it recorded none (state of an earlier release, or just imported), those
+	// the platform created or, where there are none, the platform-named ones
+	// an import took over (marked by the first apply). They are recorded.
+	mine []networkingv1.NetworkPolicy
+	// others are the rest: another resource's or someone else's.
+	others []networkingv1.NetworkPolicy
+	// replaced are the UIDs the instance recorded, by name, where the object
+	// there now is another.
+	replaced map[string]string
+}
+
+// sortPolicies sorts objs (a namespace's platform-named policies) for the
+// instance whose ledger is l. fresh is set for a create, which recorded
+// nothing and takes nothing over. note says whether objects that replaced
+// recorded ones are noted in the ledger (reads and deletes; a write fails
+// on them instead), left whether a delete found them.
+func sortPolicies(l *Ledger, ns string, objs []networkingv1.NetworkPolicy, fresh, note, left bool) policies {
+	p := policies{replaced: map[string]string{}}
+	keys := make([]string, len(netpol.Names))
+	for i, n := range netpol.Names {
+		keys[i] = kubeKey(npKind, Ref{Namespace: ns, Name: n})
 	}
-	for _, o := range list.Items {
-		switch {
-		case !slices.Contains(netpol.Names, o.Name) || o.DeletionTimestamp != nil:
-		case Created(&o):
-			marked = append(marked, o)
+	if !fresh && !l.recordedAny(keys...) {
+		var marked, unmarked []networkingv1.NetworkPolicy
+		for _, o := range objs {
+			if Created(&o) {
+				marked = append(marked, o)
+			} else {
+				unmarked = append(unmarked, o)
+			}
+		}
+		p.mine = marked
+		if len(marked) == 0 {
+			p.mine = unmarked
+		}
+		for _, o := range objs {
+			if slices.ContainsFunc(p.mine, func(m networkingv1.NetworkPolicy) bool { return m.Name == o.Name }) {
+				l.recordKube(npKind, Ref{Namespace: ns, Name: o.Name}, &o)
+			} else {
+				p.others = append(p.others, o)
+			}
+		}
+		return p
+	}
+	for _, o := range objs {
+		r := Ref{Namespace: ns, Name: o.Name}
+		switch st, rec := l.kubeStanding(npKind, r, &o); st {
+		case Recorded:
+			p.mine = append(p.mine, o)
+		case Replaced:
+			if note {
+				l.note(kubeForeign(npKind, r, rec, &o, left))
+			}
+			p.replaced[o.Name] = rec
+			p.others = append(p.others, o)
 		default:
-			unmarked = append(unmarked, o)
+			p.others = append(p.others, o)
 		}
 	}
-	return marked, unmarked, nil
+	return p
 }
 
-// managed is the set of objects a policy manages: those the platform
-// created; where there are none, the platform-named objects an import took
-// over (they are marked by the first apply).
-func managed(marked, unmarked []networkingv1.NetworkPolicy) []networkingv1.NetworkPolicy {
-	if len(marked) > 0 {
-		return marked
+// inNamespace lists the objects in the namespace that carry a platform name
+// (and are not being deleted).
+func (t TrainingNetworkPolicies) inNamespace(ctx context.Context, ns string) ([]networkingv1.NetworkPolicy, error) {
+	list, err := t.API(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list NetworkPolicies in %s: %w", ns, err)
 	}
-	return unmarked
+	var out []networkingv1.NetworkPolicy
+	for _, o := range list.Items {
+		if slices.Contains(netpol.Names, o.Name) && o.DeletionTimestamp == nil {
+			out = append(out, o)
+		}
+	}
+	return out, nil
 }
 
-// Observe reads the objects back into a spec (netpol.Read); found is false
-// when none of them exists. It is the read path (a refresh): the
-// objects come from List when it is set. That list holds exactly the marked
-// objects; a namespace with none of them (gone, or imported and not applied
-// yet) is listed itself.
+// Observe reads the objects the instance manages back into a spec
+// (netpol.Read); found is false when none of them exists. It is the read
+// path (a refresh): the objects come from List when it is set. That list
+// holds exactly the marked objects; a namespace with none of the instance's
+// among them (gone, or imported and not applied yet) is listed itself.
 func (t TrainingNetworkPolicies) Observe(ctx context.Context, ref Ref, _ spec.TrainingNetworkPolicy) (spec.TrainingNetworkPolicy, bool, error) {
-	if objs, ok := t.listed(ctx, ref.Namespace); ok && len(objs) > 0 {
-		return netpol.Read(ref.Namespace, objs), true, nil
+	if objs, ok := t.listed(ctx, ref.Namespace); ok {
+		if mine := sortPolicies(ledgerOf(ctx), ref.Namespace, objs, false, true, false).mine; len(mine) > 0 {
+			return netpol.Read(ref.Namespace, mine), true, nil
+		}
 	}
 	return t.observe(ctx, ref)
 }
@@ -99,30 +156,38 @@ func (t TrainingNetworkPolicies) listed(ctx context.Context, ns string) (marked 
 	return marked, true
 }
 
-// observe reads the managed objects with a LIST of the namespace.
+// observe reads the instance's objects with a LIST of the namespace.
 func (t TrainingNetworkPolicies) observe(ctx context.Context, ref Ref) (spec.TrainingNetworkPolicy, bool, error) {
-	marked, unmarked, err := t.inNamespace(ctx, ref.Namespace)
+	objs, err := t.inNamespace(ctx, ref.Namespace)
 	if err != nil {
 		return spec.TrainingNetworkPolicy{}, false, err
 	}
-	objs := managed(marked, unmarked)
-	return netpol.Read(ref.Namespace, objs), len(objs) > 0, nil
+	mine := sortPolicies(ledgerOf(ctx), ref.Namespace, objs, false, true, false).mine
+	return netpol.Read(ref.Namespace, mine), len(mine) > 0, nil
 }
 
 // Create writes the policies. An object of a platform name that it would
-// write and that the platform did not create fails the create, before any
-// write; platform-named objects the configuration does not render are left
-// alone.
+// write fails the create, before any write, whoever made it (another
+// resource's is not this one's); platform-named objects the configuration
+// does not render are left alone.
 func (t TrainingNetworkPolicies) Create(ctx context.Context, ref Ref, desired spec.TrainingNetworkPolicy) (Result[spec.TrainingNetworkPolicy], error) {
 	got, err := t.apply(ctx, ref, desired, true)
-	return Result[spec.TrainingNetworkPolicy]{Observed: got}, err
+	res := Result[spec.TrainingNetworkPolicy]{Observed: got}
+	if err != nil {
+		// Some policies may be there: recorded, so the next apply completes them.
+		if obs, found, oerr := t.observe(ctx, ref); oerr == nil && found {
+			res.Observed, res.Partial = obs, true
+		}
+	}
+	return res, err
 }
 
-// Update makes the managed policies match desired: it writes each rendered
-// object whose content differs (server-side apply, forced), deletes managed
-// objects no longer rendered, and returns what the server then holds. Once
-// the platform has created some of a namespace's policies, an object of a
-// platform name that someone else made is not written over.
+// Update makes the instance's policies match desired: it writes each
+// rendered object whose content differs (server-side apply, forced), creates
+// the missing ones, deletes its objects no longer rendered, and returns what
+// the server then holds. An object of a platform name that is not the
+// instance's (someone else made it, or made it again after the instance's
+// was deleted) is not written over.
 func (t TrainingNetworkPolicies) Update(ctx context.Context, ref Ref, _, desired spec.TrainingNetworkPolicy) (Result[spec.TrainingNetworkPolicy], error) {
 	got, err := t.apply(ctx, ref, desired, false)
 	return Result[spec.TrainingNetworkPolicy]{Observed: got}, err
@@ -159,40 +224,47 @@ func (t TrainingNetworkPolicies) apply(ctx context.Context, ref Ref, desired spe
 	desired.Namespace = ref.Namespace
 	t.List.Invalidate()
 	defer t.List.Invalidate()
-	marked, unmarked, err := t.inNamespace(ctx, ref.Namespace)
+	objs, err := t.inNamespace(ctx, ref.Namespace)
 	if err != nil {
 		return spec.TrainingNetworkPolicy{}, err
 	}
+	l := ledgerOf(ctx)
+	p := sortPolicies(l, ref.Namespace, objs, creating, false, false)
 	rendered := netpol.Render(desired)
 	want := netpol.Hashes(rendered)
-	objs := marked
-	if !creating && len(marked) == 0 {
-		objs = unmarked // imported: take over the platform-named objects
-	} else {
-		for i := range unmarked {
-			if _, ok := want[unmarked[i].Name]; ok {
-				return spec.TrainingNetworkPolicy{}, notOwned("NetworkPolicy", Ref{Namespace: ref.Namespace, Name: unmarked[i].Name}, &unmarked[i])
-			}
+	for i := range p.others {
+		o := &p.others[i]
+		if _, ok := want[o.Name]; !ok {
+			continue // not written: left alone
 		}
+		r := Ref{Namespace: ref.Namespace, Name: o.Name}
+		if rec := p.replaced[o.Name]; rec != "" {
+			return spec.TrainingNetworkPolicy{}, replacedError(npKind, r, rec, o)
+		}
+		return spec.TrainingNetworkPolicy{}, notOwned(npKind, r, o)
 	}
-	actual := netpol.Hashes(objs)
-	isMarked := map[string]bool{}
-	for i := range objs {
-		isMarked[objs[i].Name] = Created(&objs[i])
+	mine := map[string]*networkingv1.NetworkPolicy{}
+	for i := range p.mine {
+		mine[p.mine[i].Name] = &p.mine[i]
 	}
 	api := t.API(ref.Namespace)
 	for _, o := range rendered {
-		if actual[o.Name] == want[o.Name] && isMarked[o.Name] {
-			continue
-		}
-		if err := t.write(ctx, api, o); err != nil {
-			return spec.TrainingNetworkPolicy{}, err
+		cur, ok := mine[o.Name]
+		switch {
+		case !ok:
+			if err := t.create(ctx, api, o); err != nil {
+				return spec.TrainingNetworkPolicy{}, err
+			}
+		case netpol.Hash(cur.Spec) != want[o.Name] || !Created(cur):
+			if err := t.write(ctx, api, o, cur.UID); err != nil {
+				return spec.TrainingNetworkPolicy{}, err
+			}
 		}
 	}
-	for _, o := range objs {
+	for _, o := range p.mine {
 		if _, keep := want[o.Name]; !keep {
-			if err := api.Delete(ctx, o.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				return spec.TrainingNetworkPolicy{}, fmt.Errorf("delete NetworkPolicy %s/%s: %w", ref.Namespace, o.Name, err)
+			if err := deletePolicy(ctx, l, api, o); err != nil {
+				return spec.TrainingNetworkPolicy{}, err
 			}
 		}
 	}
@@ -206,19 +278,41 @@ func (t TrainingNetworkPolicies) apply(ctx context.Context, ref Ref, desired spe
 	return got, nil
 }
 
-// write server-side applies o. Rules another writer added to a part the
-// platform does not own (e.g. ingress rules on an egress-only policy)
-// survive an apply, so a result that still differs is replaced by an update.
-func (t TrainingNetworkPolicies) write(ctx context.Context, api networkingclient.NetworkPolicyInterface, o networkingv1.NetworkPolicy) error {
-	b, err := json.Marshal(o)
+// create creates o with a POST, which fails where an object of its name
+// exists (made since the namespace was listed: not this instance's), and
+// records it.
+func (t TrainingNetworkPolicies) create(ctx context.Context, api networkingclient.NetworkPolicyInterface, o networkingv1.NetworkPolicy) error {
+	ac, err := policyApplyConfiguration(o)
 	if err != nil {
 		return err
 	}
+	r := Ref{Namespace: o.Namespace, Name: o.Name}
+	_, err = createPart(ctx, api, npKind, r, kubeKey(npKind, r), ac)
+	return err
+}
+
+func policyApplyConfiguration(o networkingv1.NetworkPolicy) (*networkingac.NetworkPolicyApplyConfiguration, error) {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
 	var ac networkingac.NetworkPolicyApplyConfiguration
 	if err := json.Unmarshal(b, &ac); err != nil {
+		return nil, err
+	}
+	return &ac, nil
+}
+
+// write server-side applies o to the object with UID uid. Rules another
+// writer added to a part the platform does not own (e.g. ingress rules on an
+// egress-only policy) survive an apply, so a result that still differs is
+// replaced by an update.
+func (t TrainingNetworkPolicies) write(ctx context.Context, api networkingclient.NetworkPolicyInterface, o networkingv1.NetworkPolicy, uid types.UID) error {
+	ac, err := policyApplyConfiguration(o)
+	if err != nil {
 		return err
 	}
-	got, err := api.Apply(ctx, &ac, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true})
+	got, err := api.Apply(ctx, ac.WithUID(uid), metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true})
 	if err != nil {
 		return fmt.Errorf("apply NetworkPolicy %s/%s: %w", o.Namespace, o.Name, err)
 	}
@@ -232,23 +326,36 @@ func (t TrainingNetworkPolicies) write(ctx context.Context, api networkingclient
 	return nil
 }
 
-// Delete deletes the managed objects in the namespace (the default deny
+// deletePolicy deletes the instance's object o (only that object: a UID
+// precondition) and forgets it.
+func deletePolicy(ctx context.Context, l *Ledger, api networkingclient.NetworkPolicyInterface, o networkingv1.NetworkPolicy) error {
+	r := Ref{Namespace: o.Namespace, Name: o.Name}
+	if err := deleteUID(ctx, api, npKind, r, o.UID); err != nil {
+		return err
+	}
+	l.forget(kubeKey(npKind, r))
+	return nil
+}
+
+// Delete deletes the instance's objects in the namespace (the default deny
 // last, so the namespace is never briefly left with holes and no deny).
+// Objects of platform names that are not the instance's are left.
 func (t TrainingNetworkPolicies) Delete(ctx context.Context, ref Ref, _ spec.TrainingNetworkPolicy) error {
 	t.List.Invalidate()
 	defer t.List.Invalidate()
-	marked, unmarked, err := t.inNamespace(ctx, ref.Namespace)
+	objs, err := t.inNamespace(ctx, ref.Namespace)
 	if err != nil {
 		return err
 	}
-	objs := managed(marked, unmarked)
-	slices.SortStableFunc(objs, func(a, b networkingv1.NetworkPolicy) int {
+	l := ledgerOf(ctx)
+	mine := sortPolicies(l, ref.Namespace, objs, false, true, true).mine
+	slices.SortStableFunc(mine, func(a, b networkingv1.NetworkPolicy) int {
 		return boolInt(a.Name == netpol.DefaultDeny) - boolInt(b.Name == netpol.DefaultDeny)
 	})
-	for _, o := range objs {
-		err := t.API(ref.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete NetworkPolicy %s/%s: %w", ref.Namespace, o.Name, err)
+	api := t.API(ref.Namespace)
+	for _, o := range mine {
+		if err := deletePolicy(ctx, l, api, o); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -3,8 +3,10 @@ package reconcile
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/iam/admin/apiv1/adminpb"
 	"google.golang.org/grpc/codes"
@@ -80,7 +82,20 @@ type WorkloadIdentityStatus struct {
 	// MemberGranted: the KSA's member holds roles/iam.workloadIdentityUser
 	// on the GSA.
 	MemberGranted bool
+	// KSAStanding and GSAStanding say what the KSA and the GSA a binding
+	// creates are to this resource instance (its Ledger), and KSARecorded
+	// and GSARecorded what it recorded (identity.go). A KSA or GSA the
+	// binding does not create is Unrecorded.
+	KSAStanding, GSAStanding Standing
+	KSARecorded, GSARecorded string
+	// KSACreated is when the KSA was created.
+	KSACreated time.Time
 }
+
+// Kinds of the ledger keys of a binding's parts.
+const ksaKind = KindKSA
+
+func gsaKey(email string) string { return KindGSA + " " + email }
 
 var _ Reconciler[Ref, spec.WorkloadIdentity, WorkloadIdentityStatus] = WorkloadIdentities{}
 
@@ -89,11 +104,36 @@ var _ Reconciler[Ref, spec.WorkloadIdentity, WorkloadIdentityStatus] = WorkloadI
 // account). A missing part is not an error, and not absence: the binding is
 // always found, and Diff names what is missing. It is the read path (a
 // refresh), so the KSA may come from KSAList.
+//
+// A KSA or GSA the binding creates that is not the one this resource
+// instance recorded (deleted and made again by someone) reads as missing,
+// and the ledger notes it; where nothing is recorded (state of an earlier
+// release, an import), the one there is recorded.
 func (w WorkloadIdentities) Observe(ctx context.Context, ref Ref, hint spec.WorkloadIdentity) (WorkloadIdentityStatus, bool, error) {
 	hint.Namespace, hint.KSA = ref.Namespace, ref.Name
-	st, err := w.observe(ctx, hint, w.KSAList)
-	return st, err == nil, err
+	st, ksa, err := w.observe(ctx, hint, w.KSAList)
+	if err != nil {
+		return st, false, err
+	}
+	l := ledgerOf(ctx)
+	if ksa != nil && hint.CreateKSA {
+		if mine, _, _ := l.claimKube(ksaKind, ksaRef(hint), ksa, true, false); !mine {
+			st = WorkloadIdentityStatus{GSAExists: st.GSAExists, GSA: st.GSA, GSAMarked: st.GSAMarked, GSAStanding: st.GSAStanding, GSARecorded: st.GSARecorded}
+		}
+	}
+	if st.GSAExists && hint.UsesGSA() && hint.CreateGSA != nil {
+		switch st.GSAStanding {
+		case Unrecorded:
+			l.record(gsaKey(hint.GSA()), st.GSA.GetUniqueId())
+		case Replaced:
+			l.note(Foreign{Kind: KindGSA, Name: hint.GSA(), Recorded: st.GSARecorded, Found: st.GSA.GetUniqueId(), Marked: st.GSAMarked})
+			st.GSAExists, st.GSA, st.GSAMarked, st.MemberGranted = false, nil, false, false
+		}
+	}
+	return st, true, nil
 }
+
+func ksaRef(s spec.WorkloadIdentity) Ref { return Ref{Namespace: s.Namespace, Name: s.KSA} }
 
 // Diff names the parts of the binding that are missing or differ.
 func (w WorkloadIdentities) Diff(desired spec.WorkloadIdentity, st WorkloadIdentityStatus) []string {
@@ -136,33 +176,45 @@ func (w WorkloadIdentities) Update(ctx context.Context, _ Ref, prior, desired sp
 // Update write every part before they return).
 func (w WorkloadIdentities) WaitReady(context.Context, Ref, spec.WorkloadIdentity) error { return nil }
 
-func (w WorkloadIdentities) observe(ctx context.Context, s spec.WorkloadIdentity, list *kube.ListCache[*corev1.ServiceAccount]) (WorkloadIdentityStatus, error) {
+// observe reads the parts of the binding, and what the KSA and GSA it
+// creates are to this resource instance (nothing is recorded); ksa is the
+// KSA as read, nil when there is none.
+func (w WorkloadIdentities) observe(ctx context.Context, s spec.WorkloadIdentity, list *kube.ListCache[*corev1.ServiceAccount]) (WorkloadIdentityStatus, *corev1.ServiceAccount, error) {
 	var st WorkloadIdentityStatus
+	l := ledgerOf(ctx)
 	ksa, listed, err := list.Lookup(ctx, s.Namespace, s.KSA)
 	if err != nil || !listed {
 		ksa, err = w.KSAs(s.Namespace).Get(ctx, s.KSA, metav1.GetOptions{})
 	}
 	switch {
 	case apierrors.IsNotFound(err):
+		ksa = nil
 	case err != nil:
-		return st, fmt.Errorf("read Kubernetes service account %s/%s: %w", s.Namespace, s.KSA, err)
+		return st, nil, fmt.Errorf("read Kubernetes service account %s/%s: %w", s.Namespace, s.KSA, err)
 	default:
-		st.KSAExists, st.KSAUID = true, string(ksa.UID)
+		st.KSAExists, st.KSAUID, st.KSACreated = true, string(ksa.UID), ksa.CreationTimestamp.Time
 		st.KSAManaged = ksa.Labels[spec.ManagedByLabel] == spec.ManagedBy
 		st.Annotation = ksa.Annotations[spec.GSAAnnotation]
 		st.AnnotationOwned = ownsField(ksa, "metadata", "annotations", spec.GSAAnnotation)
+		if s.CreateKSA {
+			st.KSAStanding, st.KSARecorded = l.kubeStanding(ksaKind, ksaRef(s), ksa)
+		}
 	}
 	if !s.UsesGSA() {
-		return st, nil
+		return st, ksa, nil
 	}
 	gsa := s.GSA()
 	st.GSA, st.GSAExists, err = w.IAM.ServiceAccount(ctx, gsa)
 	if err != nil || !st.GSAExists {
-		return st, err
+		return st, ksa, err
 	}
 	_, st.GSAMarked = spec.SplitGSADescription(st.GSA.GetDescription())
+	if s.CreateGSA != nil {
+		id := st.GSA.GetUniqueId()
+		st.GSAStanding, st.GSARecorded = l.standing(gsaKey(gsa), func(rec string) bool { return rec == id })
+	}
 	st.MemberGranted, err = w.IAM.HasMember(ctx, iam.ServiceAccountResource(gsa), iam.WorkloadIdentityUser, s.Member())
-	return st, err
+	return st, ksa, err
 }
 
 // apply makes the binding match desired, after Preflight passes. prior is
@@ -171,7 +223,7 @@ func (w WorkloadIdentities) observe(ctx context.Context, s spec.WorkloadIdentity
 func (w WorkloadIdentities) apply(ctx context.Context, prior *spec.WorkloadIdentity, desired spec.WorkloadIdentity) (Result[WorkloadIdentityStatus], error) {
 	w.KSAList.Invalidate()
 	defer w.KSAList.Invalidate()
-	st, err := w.observe(ctx, desired, nil)
+	st, _, err := w.observe(ctx, desired, nil)
 	if err != nil {
 		return Result[WorkloadIdentityStatus]{Observed: st}, err
 	}
@@ -180,28 +232,42 @@ func (w WorkloadIdentities) apply(ctx context.Context, prior *spec.WorkloadIdent
 	if err != nil {
 		return res, err
 	}
+	w.record(ctx, desired, st)
 	if err := w.write(ctx, prior, desired, st); err != nil {
 		res.Partial = true
-		if after, oerr := w.observe(ctx, desired, nil); oerr == nil {
+		if after, _, oerr := w.observe(ctx, desired, nil); oerr == nil {
 			res.Observed = after
 		}
 		return res, err
 	}
-	res.Observed, err = w.observe(ctx, desired, nil)
+	res.Observed, _, err = w.observe(ctx, desired, nil)
 	return res, err
+}
+
+// record records, once Preflight has found them the binding's own, the KSA
+// and GSA it creates that exist and that the ledger does not hold yet (they
+// were created by an earlier release, which recorded nothing).
+func (w WorkloadIdentities) record(ctx context.Context, s spec.WorkloadIdentity, st WorkloadIdentityStatus) {
+	l := ledgerOf(ctx)
+	if s.CreateKSA && st.KSAExists && st.KSAStanding == Unrecorded {
+		l.record(kubeKey(ksaKind, ksaRef(s)), st.KSAUID)
+	}
+	if s.UsesGSA() && s.CreateGSA != nil && st.GSAExists && st.GSAStanding == Unrecorded {
+		l.record(gsaKey(s.GSA()), st.GSA.GetUniqueId())
+	}
 }
 
 // write writes the parts of the binding, in order.
 func (w WorkloadIdentities) write(ctx context.Context, prior *spec.WorkloadIdentity, desired spec.WorkloadIdentity, st WorkloadIdentityStatus) error {
-	// The KSA before the grant: a create cut off in between leaves a KSA
-	// (or annotation) of the platform's, by which the next create knows the
-	// grant as its own.
+	// The GSA, then the KSA, then the grant: each recorded as it is made, so
+	// a write cut off in between is recorded as it is (Result.Partial) and
+	// the next apply completes it.
 	if desired.UsesGSA() {
 		if err := w.ensureGSA(ctx, desired, st); err != nil {
 			return err
 		}
 	}
-	if err := w.applyKSA(ctx, desired); err != nil {
+	if err := w.applyKSA(ctx, desired, st); err != nil {
 		return err
 	}
 	if desired.UsesGSA() {
@@ -210,11 +276,24 @@ func (w WorkloadIdentities) write(ctx context.Context, prior *spec.WorkloadIdent
 		}
 	}
 	if prior != nil && prior.UsesGSA() && prior.GSA() != desired.GSA() {
+		id, ours := "", true
+		if prior.CreateGSA != nil {
+			var err error
+			if id, ours, err = w.createdGSA(ctx, *prior); err != nil {
+				return err
+			}
+		}
+		if !ours {
+			return nil // gone, or someone else's now: nothing of the binding's is on it
+		}
 		if err := w.revoke(ctx, *prior); err != nil {
 			return err
 		}
-		if prior.CreateGSA != nil {
-			return w.IAM.DeleteServiceAccount(ctx, prior.GSA())
+		if id != "" {
+			if err := w.IAM.DeleteServiceAccount(ctx, id); err != nil {
+				return err
+			}
+			ledgerOf(ctx).forget(gsaKey(prior.GSA()))
 		}
 	}
 	return nil
@@ -222,16 +301,21 @@ func (w WorkloadIdentities) write(ctx context.Context, prior *spec.WorkloadIdent
 
 func (w WorkloadIdentities) ensureGSA(ctx context.Context, s spec.WorkloadIdentity, st WorkloadIdentityStatus) error {
 	c := s.CreateGSA
+	l := ledgerOf(ctx)
 	switch {
 	case c == nil:
 		return nil
 	case !st.GSAExists:
-		_, err := w.IAM.CreateServiceAccount(ctx, s.Project, c.AccountID, c.DisplayName, c.StoredDescription())
+		gsa, err := w.IAM.CreateServiceAccount(ctx, s.Project, c.AccountID, c.DisplayName, c.StoredDescription())
+		if err == nil {
+			l.record(gsaKey(s.GSA()), gsa.GetUniqueId())
+			return nil
+		}
 		if status.Code(err) != codes.AlreadyExists {
 			return err
 		}
 		// Someone created it since it was read, or this create was retried
-		// after IAM had made it: it is the platform's only if marked.
+		// after IAM had made it (the first attempt's answer was lost).
 		gsa, found, rerr := w.IAM.ServiceAccount(ctx, s.GSA())
 		switch {
 		case rerr != nil:
@@ -240,8 +324,19 @@ func (w WorkloadIdentities) ensureGSA(ctx context.Context, s spec.WorkloadIdenti
 			return fmt.Errorf("IAM says Google service account %s already exists but does not return it (IAM is eventually consistent); "+
 				"apply again in a minute: %w", s.GSA(), err)
 		}
-		if _, marked := spec.SplitGSADescription(gsa.GetDescription()); !marked {
-			return &NotOwnedError{Kind: KindGSA, Name: s.GSA(), Detail: "it was created by someone else while this apply ran"}
+		id := gsa.GetUniqueId()
+		if st, _ := l.standing(gsaKey(s.GSA()), func(rec string) bool { return rec == id }); st != Recorded {
+			// IAM gives an account nothing a create could set to know it
+			// by, but its description. An account that IAM may have made for
+			// this very create (an attempt answered UNAVAILABLE, then retried)
+			// and that holds exactly what it sent is taken as its own; the
+			// one case left open is another create of the same account with
+			// the same description, in the seconds of that retry.
+			_, marked := spec.SplitGSADescription(gsa.GetDescription())
+			if !errors.Is(err, iam.ErrRetriedCreate) || gsa.GetDescription() != c.StoredDescription() || gsa.GetDisplayName() != c.DisplayName {
+				return &NotOwnedError{Kind: KindGSA, Name: s.GSA(), Marked: marked, Detail: "it was created by someone else while this apply ran"}
+			}
+			l.record(gsaKey(s.GSA()), id)
 		}
 		st.GSA = gsa
 		fallthrough
@@ -255,11 +350,14 @@ func (w WorkloadIdentities) ensureGSA(ctx context.Context, s spec.WorkloadIdenti
 	return nil
 }
 
-// applyKSA server-side applies the parts of the KSA the platform owns: its
-// annotation (GSA mode) and, when it created the KSA, its managed-by label.
-// Ownership is forced: an out-of-band edit of the annotation was shown as
-// drift in the plan that led here.
-func (w WorkloadIdentities) applyKSA(ctx context.Context, s spec.WorkloadIdentity) error {
+// applyKSA writes the parts of the KSA the platform owns: its annotation
+// (GSA mode) and, when it creates the KSA, its managed-by label. A KSA it
+// creates is created with a POST (which fails where one exists: made since
+// it was read, so not this binding's) and recorded; an existing one is
+// server-side applied, naming its UID (a KSA made in its place meanwhile is
+// not written). Ownership is forced: an out-of-band edit of the annotation
+// was shown as drift in the plan that led here.
+func (w WorkloadIdentities) applyKSA(ctx context.Context, s spec.WorkloadIdentity, st WorkloadIdentityStatus) error {
 	ac := corev1ac.ServiceAccount(s.KSA, s.Namespace)
 	if s.CreateKSA {
 		ac.WithLabels(map[string]string{spec.ManagedByLabel: spec.ManagedBy})
@@ -267,7 +365,15 @@ func (w WorkloadIdentities) applyKSA(ctx context.Context, s spec.WorkloadIdentit
 	if s.UsesGSA() {
 		ac.WithAnnotations(map[string]string{spec.GSAAnnotation: s.GSA()})
 	}
-	if _, err := w.KSAs(s.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}); err != nil {
+	api := w.KSAs(s.Namespace)
+	if !st.KSAExists && s.CreateKSA {
+		_, err := createPart(ctx, api, KindKSA, ksaRef(s), kubeKey(ksaKind, ksaRef(s)), ac)
+		return err
+	}
+	if st.KSAExists {
+		ac.WithUID(types.UID(st.KSAUID))
+	}
+	if _, err := api.Apply(ctx, ac, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}); err != nil {
 		return fmt.Errorf("apply Kubernetes service account %s/%s: %w", s.Namespace, s.KSA, err)
 	}
 	return nil
@@ -285,12 +391,22 @@ func (w WorkloadIdentities) revoke(ctx context.Context, s spec.WorkloadIdentity)
 
 // Delete removes only what the binding added: its member on the GSA (other
 // members stay), the GSA if it created it, and the KSA if it created it, or
-// else only its annotation, if it still names the binding's GSA.
+// else only its annotation, if it still names the binding's GSA. A KSA or GSA
+// it created that is not the one this resource instance recorded (deleted and
+// made again by someone) is left, with its members: the ledger notes it.
 func (w WorkloadIdentities) Delete(ctx context.Context, ref Ref, s spec.WorkloadIdentity) error {
 	s.Namespace, s.KSA = ref.Namespace, ref.Name
 	w.KSAList.Invalidate()
 	defer w.KSAList.Invalidate()
-	if s.UsesGSA() {
+	gsaID, revoke := "", s.UsesGSA()
+	if s.UsesGSA() && s.CreateGSA != nil {
+		id, ours, err := w.createdGSA(ctx, s)
+		if err != nil {
+			return err
+		}
+		gsaID, revoke = id, ours // neither revoke from, nor delete, someone else's account
+	}
+	if revoke {
 		if err := w.revoke(ctx, s); err != nil {
 			return err
 		}
@@ -298,10 +414,31 @@ func (w WorkloadIdentities) Delete(ctx context.Context, ref Ref, s spec.Workload
 	if err := w.releaseKSA(ctx, s); err != nil {
 		return err
 	}
-	if s.UsesGSA() && s.CreateGSA != nil {
-		return w.IAM.DeleteServiceAccount(ctx, s.GSA())
+	if gsaID != "" {
+		if err := w.IAM.DeleteServiceAccount(ctx, gsaID); err != nil {
+			return err
+		}
+		ledgerOf(ctx).forget(gsaKey(s.GSA()))
 	}
 	return nil
+}
+
+// createdGSA reads the GSA the binding created: id is its uniqueId (what
+// Delete deletes it by, so only that account is), ours is false when it is
+// gone, or is not the one this resource instance recorded (noted as left).
+func (w WorkloadIdentities) createdGSA(ctx context.Context, s spec.WorkloadIdentity) (id string, ours bool, err error) {
+	gsa, found, err := w.IAM.ServiceAccount(ctx, s.GSA())
+	if err != nil || !found {
+		return "", false, err
+	}
+	l := ledgerOf(ctx)
+	id = gsa.GetUniqueId() // ServiceAccountResource takes it for the e-mail
+	if st, rec := l.standing(gsaKey(s.GSA()), func(rec string) bool { return rec == id }); st == Replaced {
+		_, marked := spec.SplitGSADescription(gsa.GetDescription())
+		l.note(Foreign{Kind: KindGSA, Name: s.GSA(), Recorded: rec, Found: id, Marked: marked, Left: true})
+		return "", false, nil
+	}
+	return id, true, nil
 }
 
 func (w WorkloadIdentities) releaseKSA(ctx context.Context, s spec.WorkloadIdentity) error {
@@ -313,12 +450,21 @@ func (w WorkloadIdentities) releaseKSA(ctx context.Context, s spec.WorkloadIdent
 	case err != nil:
 		return fmt.Errorf("read Kubernetes service account %s/%s: %w", s.Namespace, s.KSA, err)
 	}
-	if s.CreateKSA && ksa.Labels[spec.ManagedByLabel] == spec.ManagedBy {
-		err := api.Delete(ctx, s.KSA, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &ksa.UID}})
-		if err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete Kubernetes service account %s/%s: %w", s.Namespace, s.KSA, err)
+	if s.CreateKSA {
+		l := ledgerOf(ctx)
+		st, rec := l.kubeStanding(ksaKind, ksaRef(s), ksa)
+		switch {
+		case st == Replaced:
+			l.note(kubeForeign(KindKSA, ksaRef(s), rec, ksa, true))
+			return nil
+		case st == Recorded || ksa.Labels[spec.ManagedByLabel] == spec.ManagedBy:
+			err := api.Delete(ctx, s.KSA, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &ksa.UID}})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("delete Kubernetes service account %s/%s: %w", s.Namespace, s.KSA, err)
+			}
+			l.forget(kubeKey(ksaKind, ksaRef(s)))
+			return nil
 		}
-		return nil
 	}
 	return w.removeAnnotation(ctx, ksa, s.GSA())
 }

@@ -110,35 +110,51 @@ func (w WorkloadIdentities) Preflight(ctx context.Context, s spec.WorkloadIdenti
 }
 
 // checkOwnership fails a write that would write over, and come to own, a
-// part of a binding the platform did not make (a *NotOwnedError):
-//   - on create, any part: a part the platform made is the remains of a
-//     create cut off after some writes, and is completed: the KSA it created
-//     (marked), the annotation it set (its field manager owns it), the GSA it
-//     created (marked), and the grant of a binding whose KSA or GSA is its
-//     own (it writes the KSA before it grants);
-//   - on update, the KSA or GSA the configuration newly says to create
-//     (create_kubernetes_service_account turned on, create_google_service_account
-//     naming an account the binding did not create): owning it would make
-//     destroy delete it. One the binding created before stays its own, marked
-//     or not (bindings of earlier versions did not mark their GSAs).
+// part of a binding that is not this resource instance's (a *NotOwnedError),
+// whoever made it (another mlplatform resource's part is not this one's):
+//   - on create, any part that exists: the KSA or GSA it would create (this
+//     create recorded neither), an annotation on the KSA it would take, a
+//     grant someone made before the binding existed;
+//   - on update, a KSA or GSA it creates that is not the one it recorded (it
+//     was deleted and made again by someone), and the KSA or GSA the
+//     configuration newly says to create (create_kubernetes_service_account
+//     turned on, create_google_service_account naming an account the
+//     binding did not create): owning it would make destroy delete it. One
+//     the binding created before and did not record (a release before
+//     identities) stays its own.
 func (w WorkloadIdentities) checkOwnership(s spec.WorkloadIdentity, st WorkloadIdentityStatus, prior *spec.WorkloadIdentity) error {
 	ksa := s.Namespace + "/" + s.KSA
 	creating := prior == nil
+	ksaMine := st.KSAStanding == Recorded || (!creating && prior.CreateKSA && st.KSAStanding == Unrecorded)
 	switch {
-	case s.CreateKSA && st.KSAExists && !st.KSAManaged && (creating || !prior.CreateKSA):
-		return &NotOwnedError{Kind: KindKSA, Name: ksa}
-	case creating && !s.CreateKSA && st.Annotation != "" && !st.AnnotationOwned:
+	case s.CreateKSA && st.KSAExists && !ksaMine:
+		e := &NotOwnedError{Kind: KindKSA, Name: ksa, Marked: st.KSAManaged}
+		if st.KSAManaged {
+			e.Created = st.KSACreated
+		}
+		if st.KSAStanding == Replaced {
+			e.Replaced, e.Found = "UID "+st.KSARecorded, "UID "+st.KSAUID
+		}
+		return e
+	case creating && !s.CreateKSA && st.Annotation != "":
 		return &NotOwnedError{Kind: KindAnnotation, Name: ksa, Detail: fmt.Sprintf("%s names %s", spec.GSAAnnotation, st.Annotation)}
 	}
 	if !s.UsesGSA() {
 		return nil
 	}
 	createdBefore := !creating && prior.CreateGSA != nil && prior.GSA() == s.GSA()
-	gsaOurs := s.CreateGSA != nil && st.GSAExists && st.GSAMarked
+	gsaMine := st.GSAExists && (st.GSAStanding == Recorded || (st.GSAStanding == Unrecorded && createdBefore))
 	switch {
-	case s.CreateGSA != nil && st.GSAExists && !st.GSAMarked && !createdBefore:
-		return &NotOwnedError{Kind: KindGSA, Name: s.GSA(), Detail: fmt.Sprintf("its description does not end with %q", spec.GSAMarker)}
-	case creating && st.MemberGranted && !gsaOurs && !st.KSAManaged && !st.AnnotationOwned:
+	case s.CreateGSA != nil && st.GSAExists && !gsaMine:
+		e := &NotOwnedError{Kind: KindGSA, Name: s.GSA(), Marked: st.GSAMarked}
+		switch {
+		case st.GSAStanding == Replaced:
+			e.Replaced, e.Found = "uniqueId "+st.GSARecorded, "uniqueId "+st.GSA.GetUniqueId()
+		case !st.GSAMarked:
+			e.Detail = fmt.Sprintf("its description does not end with %q", spec.GSAMarker)
+		}
+		return e
+	case creating && st.MemberGranted && !gsaMine && !ksaMine:
 		return &NotOwnedError{Kind: KindGrant, Name: fmt.Sprintf("%s for %s on %s", iam.WorkloadIdentityUser, s.Member(), s.GSA()),
 			Detail: "someone granted it before this binding existed"}
 	}

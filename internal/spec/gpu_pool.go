@@ -263,10 +263,17 @@ func (p GPUPool) DefaultResourceLabels() map[string]string {
 // GKE holds it.
 const PoolMarkerLabel = "mlplatform-managed-by"
 
+// PoolCreationLabel is the resource label whose value the platform writes
+// in the request that creates a node pool, and never changes: one creation of
+// one pool, when (UTC) and a random part, e.g. "20261201t203351z-9f3a61c2".
+// A resource records it as the pool's identity (a pool deleted and created
+// again has another). Like PoolMarkerLabel it is the platform's alone.
+const PoolCreationLabel = "mlplatform-creation"
+
 // IsServerOrMarkerResourceLabel reports the resource labels configuration
-// does not manage: Google's goog-* and the platform's marker.
+// does not manage: Google's goog-* and the platform's marker and creation id.
 func IsServerOrMarkerResourceLabel(key string) bool {
-	return strings.HasPrefix(key, "goog-") || key == PoolMarkerLabel
+	return strings.HasPrefix(key, "goog-") || key == PoolMarkerLabel || key == PoolCreationLabel
 }
 
 // IsDefaultResourceLabel reports whether key is one of the default cost labels.

@@ -150,7 +150,7 @@ func (p GPUPool) validateResourceLabels(errs *FieldErrors) {
 			// goog-k8s-*); the provider leaves them to Google.
 			errs.add(path, "Reserved Resource Label",
 				"labels beginning with \"goog-\" are set by Google Cloud itself (GKE adds goog-gke-* ones); rename %q, e.g. %q.", k, strings.TrimPrefix(k, "goog-"))
-		case k == PoolMarkerLabel:
+		case k == PoolMarkerLabel || k == PoolCreationLabel:
 			errs.add(path, "Reserved Resource Label",
 				"%q marks the node pools mlplatform created, and is set by the provider itself; rename it.", k)
 		default:
@@ -164,10 +164,10 @@ func (p GPUPool) validateResourceLabels(errs *FieldErrors) {
 			}
 		}
 	}
-	if n := len(p.EffectiveResourceLabels()) + 1; n > poolMaxResourceLabels {
+	if n := len(p.EffectiveResourceLabels()) + 2; n > poolMaxResourceLabels {
 		errs.add(Path{"resource_labels"}, "Too Many Resource Labels",
-			"Google Cloud allows %d labels on a resource; with the 3 default cost labels and the provider's %s this pool has %d. Remove %d.",
-			poolMaxResourceLabels, PoolMarkerLabel, n, n-poolMaxResourceLabels)
+			"Google Cloud allows %d labels on a resource; with the 3 default cost labels and the provider's %s and %s this pool has %d. Remove %d.",
+			poolMaxResourceLabels, PoolMarkerLabel, PoolCreationLabel, n, n-poolMaxResourceLabels)
 	}
 }
 
