@@ -60,7 +60,8 @@ func (r *TeamNamespace) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"that have not finished, a plan that would delete it (destroy, removal from the configuration, or a rename) fails, naming " +
 			"them, before anything in that apply is deleted. Set `force_destroy = true`, and apply it, to delete the namespace with " +
 			"everything in it.\n\n" +
-			"A create fails, and leaves it unchanged, when a namespace of that name exists that mlplatform did not create; " +
+			"A create fails, and leaves it unchanged, when a namespace of that name exists that this resource did not create (another " +
+			"configuration's included); " +
 			"import it to manage it (the import adopts its labels and annotations as they are; apply then sets only the ones configured " +
 			"here, and leaves every other label, annotation and object in it alone). System namespaces (`default`, `kube-*`, " +
 			"`kueue-system`, `gke-*`, ...) are refused at plan.",
