@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -704,6 +706,95 @@ resource "mlplatform_multikueue_cluster" "legacy" {
 				return fmt.Errorf("destroy deleted legacy-kubeconfig, a Secret it neither created nor imported: %w", err)
 			}
 			return nil
+		},
+	})
+}
+
+// Two configurations giving the manager access to the same worker under the
+// same names: the second's creates fail, naming what mlplatform made for
+// the first and the import; nothing of the first's is written or deleted
+// (their UIDs and contents stay), and the first's plan stays empty.
+func TestAccMultiKueueTwoConfigurationsNeverShare(t *testing.T) {
+	m := envs(t)
+	ctx := context.Background()
+	mgr, mq := clients(t, m.Manager)
+	w2core, _ := clients(t, m.Workers[1])
+	cfg := providers(m, "", false) + fmt.Sprintf(`
+resource "mlplatform_multikueue_cluster" "w2" {
+  name                   = "two-w2"
+  worker                 = { kubeconfig = %q }
+  worker_service_account = "mlplatform-mk-two"
+}
+
+resource "mlplatform_multikueue_check" "two" {
+  name     = "multikueue-two"
+  clusters = [mlplatform_multikueue_cluster.w2.name]
+}
+`, m.Workers[1].Kubeconfig)
+	objects := func() map[string]string {
+		t.Helper()
+		out := map[string]string{}
+		add := func(name string, o metav1.Object, err error) {
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			out[name] = string(o.GetUID()) + " " + o.GetResourceVersion()
+		}
+		s, err := mgr.CoreV1().Secrets("kueue-system").Get(ctx, "two-w2-kubeconfig", metav1.GetOptions{})
+		add("kubeconfig Secret", s, err)
+		c, err := mq.KueueV1beta2().MultiKueueConfigs().Get(ctx, "multikueue-two", metav1.GetOptions{})
+		add("MultiKueueConfig", c, err)
+		sa, err := w2core.CoreV1().ServiceAccounts("kueue-system").Get(ctx, "mlplatform-mk-two", metav1.GetOptions{})
+		add("worker ServiceAccount", sa, err)
+		r, err := w2core.RbacV1().ClusterRoles().Get(ctx, "mlplatform-mk-two", metav1.GetOptions{})
+		add("worker ClusterRole", r, err)
+		b, err := w2core.RbacV1().ClusterRoleBindings().Get(ctx, "mlplatform-mk-two", metav1.GetOptions{})
+		add("worker ClusterRoleBinding", b, err)
+		mkc, err := mq.KueueV1beta2().MultiKueueClusters().Get(ctx, "two-w2", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out["MultiKueueCluster"] = string(mkc.UID) + " " + mkc.Annotations["mlplatform.dev/kubeconfig-sha256"]
+		ac, err := mq.KueueV1beta2().AdmissionChecks().Get(ctx, "multikueue-two", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, err := json.Marshal(ac.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out["AdmissionCheck"] = string(ac.UID) + " " + string(spec)
+		return out
+	}
+	acctest.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() {
+					before := objects()
+					acctest.Test(t, resource.TestCase{ // the second configuration: a state of its own
+						ProtoV6ProviderFactories: acctest.Factories(),
+						Steps: []resource.TestStep{{Config: cfg, ExpectError: regexp.MustCompile(
+							`(?s)ServiceAccount kueue-system/mlplatform-mk-two Already Exists.*mlplatform\s+created\s+it\s+on.*but\s+no\s+state\s+of\s+this\s+resource\s+records\s+it.*` +
+								`terraform import ADDRESS two-w2`)}},
+					})
+					acctest.Test(t, resource.TestCase{
+						ProtoV6ProviderFactories: acctest.Factories(),
+						Steps: []resource.TestStep{{Config: providers(m, "", false) + `
+resource "mlplatform_multikueue_check" "two" {
+  name     = "multikueue-two"
+  clusters = ["two-w2"]
+}
+`, ExpectError: regexp.MustCompile(`(?s)MultiKueueConfig multikueue-two Already Exists.*mlplatform\s+created\s+it\s+on.*terraform import ADDRESS multikueue-two`)}},
+					})
+					if diff := cmp.Diff(before, objects()); diff != "" {
+						t.Errorf("the second configuration changed the first's objects (-before +after):\n%s", diff)
+					}
+				},
+				Config:   cfg,
+				PlanOnly: true, // the first's plan is empty
+			},
 		},
 	})
 }
