@@ -24,10 +24,10 @@ import (
 // those it took over. Any other policy in the namespace is left alone.
 type TrainingNetworkPolicies struct {
 	API func(namespace string) networkingclient.NetworkPolicyInterface
-	// List, when set, serves Observe from one LIST of the platform's
-	// NetworkPolicies in all namespaces per provider process (kube.Listed);
-	// Apply and Delete list the namespace themselves and invalidate it
-	// around their writes.
+	// List, when set, serves Observe and Widenings from one LIST of every
+	// NetworkPolicy in all namespaces per provider process (kube.Listed):
+	// the platform's, and the others Widenings evaluates. Apply and Delete
+	// list the namespace themselves and invalidate it around their writes.
 	List *kube.ListCache[*networkingv1.NetworkPolicy]
 }
 
@@ -37,7 +37,7 @@ var _ Reconciler[Ref, spec.TrainingNetworkPolicy, spec.TrainingNetworkPolicy] = 
 func NewTrainingNetworkPolicies(c *kube.Client) TrainingNetworkPolicies {
 	return TrainingNetworkPolicies{
 		API:  c.Core.NetworkingV1().NetworkPolicies,
-		List: kube.Listed(c, "NetworkPolicy", kube.ListFunc[*networkingv1.NetworkPolicy](c.Core.NetworkingV1().NetworkPolicies("").List, managedOnly)),
+		List: kube.Listed(c, "NetworkPolicy", kube.ListFunc[*networkingv1.NetworkPolicy](c.Core.NetworkingV1().NetworkPolicies("").List, metav1.ListOptions{})),
 	}
 }
 
@@ -73,9 +73,9 @@ func managed(marked, unmarked []networkingv1.NetworkPolicy) []networkingv1.Netwo
 
 // Observe reads the objects back into a spec (netpol.Read); found is false
 // when none of them exists. It is the read path (a refresh): the
-// objects come from List when it is set. That list holds exactly the marked
-// objects; a namespace with none of them (gone, or imported and not applied
-// yet) is listed itself.
+// objects come from List when it is set, which holds every policy: the
+// marked ones are picked out; a namespace with none of them (gone, or
+// imported and not applied yet) is listed itself.
 func (t TrainingNetworkPolicies) Observe(ctx context.Context, ref Ref, _ spec.TrainingNetworkPolicy) (spec.TrainingNetworkPolicy, bool, error) {
 	if objs, ok := t.listed(ctx, ref.Namespace); ok && len(objs) > 0 {
 		return netpol.Read(ref.Namespace, objs), true, nil
@@ -92,7 +92,7 @@ func (t TrainingNetworkPolicies) listed(ctx context.Context, ns string) (marked 
 		return nil, false
 	}
 	for _, name := range netpol.Names {
-		if o, listed := all[ns+"/"+name]; listed && o.DeletionTimestamp == nil {
+		if o, listed := all[ns+"/"+name]; listed && o.DeletionTimestamp == nil && Created(o) {
 			marked = append(marked, *o)
 		}
 	}
