@@ -50,7 +50,8 @@ func (r *TrainingNetworkPolicy) Schema(_ context.Context, _ resource.SchemaReque
 		MarkdownDescription: "Default-deny networking for a training namespace: NetworkPolicy objects, one per purpose " +
 			"(`" + strings.Join(netpol.Names, "`, `") + "`), labelled `" + netpol.ManagedByLabel + ": " + netpol.ManagedBy + "`. " +
 			"Everything in and out of the namespace's pods is denied except the holes configured here. Objects of a purpose " +
-			"turned off are deleted; other NetworkPolicies in the namespace are left alone. A policy deleted or edited out of band " +
+			"turned off are deleted; other NetworkPolicies in the namespace are left alone, and the plan warns of each one that lets the " +
+			"namespace's pods do more than these holes. A policy deleted or edited out of band " +
 			"shows in the plan (the purpose turned off, or a changed hash in `policies`) and apply restores it.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The namespace.",
