@@ -2,7 +2,6 @@ package resources_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,19 +22,8 @@ import (
 // they are in state again.
 func TestAccInterruptedCreateIsRepaired(t *testing.T) {
 	e := acctest.Env(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	t.Cleanup(cancel)
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli := acctest.NewCLI(ctx, t, root)
-	cfg := `terraform {
-  required_providers {
-    mlplatform = { source = "mlplatform/mlplatform" }
-  }
-}
-` + acctest.ProviderConfig(t) + `
+	ctx, cli := newCLI(t)
+	cfg := acctest.ProviderConfig(t) + `
 resource "mlplatform_team_namespace" "ns" {
   name = "acc-int-team"
   team = "int"
@@ -70,15 +58,7 @@ resource "mlplatform_workload_identity" "trainer" {
   create_google_service_account = { account_id = "acc-int-trainer", description = "Trains the int team's models" }
 }
 `
-	if err := os.WriteFile(filepath.Join(cli.Dir, "main.tf"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if out, code := cli.RunCode("destroy", "-auto-approve", "-input=false", "-no-color"); code != 0 {
-			t.Errorf("destroy exited %d:\n%s", code, out)
-		}
-	})
-	cli.Run("apply", "-auto-approve", "-input=false", "-no-color")
+	cli.Apply(cfg)
 
 	core, kq := acctest.Kube(t)
 	gc := gkeClient(t, e.GCP)
@@ -126,4 +106,18 @@ resource "mlplatform_workload_identity" "trainer" {
 	if diff := cmp.Diff(before, identities()); diff != "" {
 		t.Errorf("the repairing apply replaced objects instead of adopting them (-before +after):\n%s", diff)
 	}
+}
+
+// newCLI is the real Terraform CLI with the provider built from this
+// repository (acctest.NewCLI, env added to its environment), and a context
+// that ends the test's commands after 10 minutes.
+func newCLI(t *testing.T, env ...string) (context.Context, *acctest.CLI) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel) // registered first, so it runs after the CLI's own cleanups (a destroy)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, acctest.NewCLI(ctx, t, root, env...)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol/netpoltest"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
 
 // requestCounter counts the requests a client sends to the real API server
@@ -35,6 +36,24 @@ func (c *requestCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	return c.next.RoundTrip(r)
 }
 
+// countedClient is a client of the test environment, as the provider
+// builds one (list reads on), whose requests the counter counts; edit, when
+// set, changes its REST config first (e.g. to impersonate a user).
+func countedClient(t *testing.T, e *testenv.Env, name string, edit func(*rest.Config)) (*kube.Client, *requestCounter) {
+	t.Helper()
+	counter := &requestCounter{n: map[string]int{}}
+	cfg := rest.CopyConfig(e.REST)
+	if edit != nil {
+		edit(cfg)
+	}
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
+	c, err := kube.New(cfg, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.EnableListReads(), counter
+}
+
 func (c *requestCounter) take() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -50,14 +69,7 @@ func (c *requestCounter) take() map[string]int {
 func TestAccListReadsNeverStale(t *testing.T) {
 	t.Parallel()
 	e := acctest.Env(t)
-	counter := &requestCounter{n: map[string]int{}}
-	cfg := rest.CopyConfig(e.REST)
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
-	c, err := kube.New(cfg, "list-reads-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.EnableListReads()
+	c, counter := countedClient(t, e, "list-reads-test", nil)
 	ctx := context.Background()
 	classes := reconcile.NewWorkloadPriorityClasses(c)
 	const path = "/apis/kueue.x-k8s.io/v1beta2/workloadpriorityclasses"
@@ -164,15 +176,7 @@ func TestAccListReadsUnderNamespacedRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	counter := &requestCounter{n: map[string]int{}}
-	cfg := rest.CopyConfig(e.REST)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
-	reader, err := kube.New(cfg, "rbac-test-reader")
-	if err != nil {
-		t.Fatal(err)
-	}
-	reader.EnableListReads()
+	reader, counter := countedClient(t, e, "rbac-test-reader", func(cfg *rest.Config) { cfg.Impersonate = rest.ImpersonationConfig{UserName: user} })
 
 	wide := netpoltest.Widening(ns)["allow-https-anywhere"]
 	if _, err := admin.Core.NetworkingV1().NetworkPolicies(ns).Create(ctx, &wide, metav1.CreateOptions{}); err != nil {
@@ -226,14 +230,7 @@ func TestAccWideningsFromTheOneList(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	counter := &requestCounter{n: map[string]int{}}
-	cfg := rest.CopyConfig(e.REST)
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
-	reader, err := kube.New(cfg, "widenings-test-reader")
-	if err != nil {
-		t.Fatal(err)
-	}
-	reader.EnableListReads()
+	reader, counter := countedClient(t, e, "widenings-test-reader", nil)
 	for _, ns := range namespaces {
 		policies := reconcile.NewTrainingNetworkPolicies(reader)
 		got, found, err := policies.Observe(ctx, reconcile.Ref{Namespace: ns}, spec.TrainingNetworkPolicy{})

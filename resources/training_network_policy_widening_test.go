@@ -6,12 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,24 +40,8 @@ func TestAccTrainingNetworkPolicyWidened(t *testing.T) {
 	givenNamespace(t, ns)
 	core, _ := acctest.Kube(t)
 	api := core.NetworkingV1().NetworkPolicies(ns)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	t.Cleanup(cancel)
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli := acctest.NewCLI(ctx, t, root)
-	cfg := "terraform {\n  required_providers {\n    mlplatform = { source = \"mlplatform/mlplatform\" }\n  }\n}\n" +
-		trainingNetworkPolicyConfig(t, ns, "")
-	if err := os.WriteFile(filepath.Join(cli.Dir, "main.tf"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if out, code := cli.RunCode("destroy", "-auto-approve", "-input=false", "-no-color"); code != 0 {
-			t.Errorf("destroy exited %d:\n%s", code, out)
-		}
-	})
-	cli.Run("apply", "-auto-approve", "-input=false", "-no-color")
+	ctx, cli := newCLI(t)
+	cli.Apply(trainingNetworkPolicyConfig(t, ns, ""))
 
 	// plan runs plan -detailed-exitcode -json: it must exit 0 (no change),
 	// and returns its warnings as summary → detail.

@@ -83,3 +83,23 @@ func (c *CLI) RunCode(args ...string) ([]byte, int) {
 	}
 	return out, 0
 }
+
+// RequiredProviders is the terraform block a configuration of this provider
+// run by the CLI starts with.
+const RequiredProviders = "terraform {\n  required_providers {\n    mlplatform = { source = \"mlplatform/mlplatform\" }\n  }\n}\n"
+
+// Apply writes cfg (after RequiredProviders) as the directory's main.tf,
+// applies it, and destroys it when the test ends (a failed destroy fails
+// the test).
+func (c *CLI) Apply(cfg string) []byte {
+	c.t.Helper()
+	if err := os.WriteFile(filepath.Join(c.Dir, "main.tf"), []byte(RequiredProviders+cfg), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() {
+		if out, code := c.RunCode("destroy", "-auto-approve", "-input=false", "-no-color"); code != 0 {
+			c.t.Errorf("destroy exited %d:\n%s", code, out)
+		}
+	})
+	return c.Run("apply", "-auto-approve", "-input=false", "-no-color")
+}

@@ -176,9 +176,44 @@ type rulePeer struct {
 	words   string
 }
 
+// rule is one rule of a policy: its direction, peers and ports.
+type rule struct {
+	ingress bool
+	peers   []networkingv1.NetworkPolicyPeer
+	ports   []networkingv1.NetworkPolicyPort
+}
+
+// rulesOf is every rule of p, egress first, whatever its policy types.
+func rulesOf(p *networkingv1.NetworkPolicy) []rule {
+	var out []rule
+	for _, r := range p.Spec.Egress {
+		out = append(out, rule{peers: r.To, ports: r.Ports})
+	}
+	for _, r := range p.Spec.Ingress {
+		out = append(out, rule{ingress: true, peers: r.From, ports: r.Ports})
+	}
+	return out
+}
+
+// protocolOf is a port's protocol (TCP when it names none).
+func protocolOf(port networkingv1.NetworkPolicyPort) corev1.Protocol {
+	if port.Protocol != nil {
+		return *port.Protocol
+	}
+	return corev1.ProtocolTCP
+}
+
 func rulePeers(p *networkingv1.NetworkPolicy) []rulePeer {
 	var out []rulePeer
-	one := func(ingress bool, peers []networkingv1.NetworkPolicyPeer, ports []networkingv1.NetworkPolicyPort) {
+	for _, r := range rulesOf(p) {
+		t := networkingv1.PolicyTypeEgress
+		if r.ingress {
+			t = networkingv1.PolicyTypeIngress
+		}
+		if !slices.Contains(p.Spec.PolicyTypes, t) {
+			continue // a rule of a direction the policy does not decide
+		}
+		peers, ingress, ports := r.peers, r.ingress, r.ports
 		if len(peers) == 0 {
 			peers = []networkingv1.NetworkPolicyPeer{{}} // no peers: every peer
 		}
@@ -197,16 +232,6 @@ func rulePeers(p *networkingv1.NetworkPolicy) []rulePeer {
 				q.Spec.Egress = []networkingv1.NetworkPolicyEgressRule{{To: only, Ports: ports}}
 			}
 			out = append(out, rulePeer{policy: q, ingress: ingress, words: describeRule(ingress, p.Namespace, only, ports)})
-		}
-	}
-	if slices.Contains(p.Spec.PolicyTypes, networkingv1.PolicyTypeEgress) {
-		for _, r := range p.Spec.Egress {
-			one(false, r.To, r.Ports)
-		}
-	}
-	if slices.Contains(p.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) {
-		for _, r := range p.Spec.Ingress {
-			one(true, r.From, r.Ports)
 		}
 	}
 	return out
@@ -249,10 +274,7 @@ func newSpace(namespace string, ps []networkingv1.NetworkPolicy) *space {
 	}
 	addPorts := func(ports []networkingv1.NetworkPolicyPort) {
 		for _, port := range ports {
-			proto := corev1.ProtocolTCP
-			if port.Protocol != nil {
-				proto = *port.Protocol
-			}
+			proto := protocolOf(port)
 			switch {
 			case port.Port == nil:
 			case port.Port.Type == intstr.String:
@@ -282,14 +304,10 @@ func newSpace(namespace string, ps []networkingv1.NetworkPolicy) *space {
 			}
 		}
 	}
-	for _, p := range ps {
-		for _, r := range p.Spec.Egress {
-			addPorts(r.Ports)
-			addPeers(r.To)
-		}
-		for _, r := range p.Spec.Ingress {
-			addPorts(r.Ports)
-			addPeers(r.From)
+	for i := range ps {
+		for _, r := range rulesOf(&ps[i]) {
+			addPorts(r.ports)
+			addPeers(r.peers)
 		}
 	}
 	slices.SortFunc(addrs, func(a, b netip.Addr) int { return a.Compare(b) })
@@ -571,10 +589,7 @@ func describePorts(ports []networkingv1.NetworkPolicyPort) string {
 	}
 	var out []string
 	for _, p := range ports {
-		proto := corev1.ProtocolTCP
-		if p.Protocol != nil {
-			proto = *p.Protocol
-		}
+		proto := protocolOf(p)
 		switch {
 		case p.Port == nil:
 			out = append(out, "every "+string(proto)+" port")

@@ -434,19 +434,13 @@ func platformCIDRs() []string {
 
 func cidrsOf(p networkingv1.NetworkPolicy) []string {
 	var out []string
-	add := func(peers []networkingv1.NetworkPolicyPeer) {
-		for _, peer := range peers {
+	for _, r := range rulesOf(&p) {
+		for _, peer := range r.peers {
 			if peer.IPBlock != nil {
 				out = append(out, peer.IPBlock.CIDR)
 				out = append(out, peer.IPBlock.Except...)
 			}
 		}
-	}
-	for _, r := range p.Spec.Egress {
-		add(r.To)
-	}
-	for _, r := range p.Spec.Ingress {
-		add(r.From)
 	}
 	return out
 }
@@ -460,16 +454,9 @@ func mentionedPort(n int) bool {
 	for _, s := range widenConfigs() {
 		all = append(all, Render(s)...)
 	}
-	for _, p := range all {
-		for _, r := range p.Spec.Egress {
-			for _, port := range r.Ports {
-				if port.Port != nil && int(port.Port.IntVal) == n {
-					return true
-				}
-			}
-		}
-		for _, r := range p.Spec.Ingress {
-			for _, port := range r.Ports {
+	for i := range all {
+		for _, r := range rulesOf(&all[i]) {
+			for _, port := range r.ports {
 				if port.Port != nil && int(port.Port.IntVal) == n {
 					return true
 				}
