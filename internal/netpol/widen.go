@@ -58,23 +58,29 @@ func (w Widening) Opens() string {
 	return s
 }
 
-// IsPlatform reports whether o is one of the platform's objects (by name:
-// the platform owns exactly the names in Names).
-func IsPlatform(o *networkingv1.NetworkPolicy) bool { return slices.Contains(Names, o.Name) }
-
 // Split divides the NetworkPolicies of one namespace into the platform's
-// (named in Names) and the others. Objects being deleted are left out.
+// and the others, as the reconciler tells them apart: the platform's are
+// those of a platform name (Names) that carry its marker (ManagedByLabel);
+// where none does (imported, not applied yet), every one of a platform
+// name. So a policy someone made by hand under a platform name, beside the
+// platform's own, is one of the others. Objects being deleted are left out.
 func Split(objs []networkingv1.NetworkPolicy) (platform, others []networkingv1.NetworkPolicy) {
+	var marked, unmarked []networkingv1.NetworkPolicy
 	for _, o := range objs {
 		switch {
 		case o.DeletionTimestamp != nil:
-		case IsPlatform(&o):
-			platform = append(platform, o)
-		default:
+		case !slices.Contains(Names, o.Name):
 			others = append(others, o)
+		case o.Labels[ManagedByLabel] == ManagedBy:
+			marked = append(marked, o)
+		default:
+			unmarked = append(unmarked, o)
 		}
 	}
-	return platform, others
+	if len(marked) == 0 {
+		return unmarked, others
+	}
+	return marked, append(others, unmarked...)
 }
 
 // Widenings evaluates, for each policy of others (NetworkPolicies in

@@ -267,17 +267,43 @@ func TestWideningsSeveralPolicies(t *testing.T) {
 
 func TestSplit(t *testing.T) {
 	t.Parallel()
-	objs := Render(spec.DefaultTrainingNetworkPolicy(wns))
+	unmark := func(objs []networkingv1.NetworkPolicy) []networkingv1.NetworkPolicy {
+		for i := range objs {
+			objs[i].Labels = nil
+		}
+		return objs
+	}
 	gone := pol("gone").egress(nil).NetworkPolicy
 	gone.DeletionTimestamp = &metav1.Time{}
-	objs = append(objs, pol("team").egress(nil).NetworkPolicy, gone)
-	platform, others := Split(objs)
-	var names []string
-	for _, o := range others {
-		names = append(names, o.Name)
+	byHand := pol(AllowPublicHTTPS).egress(nil).NetworkPolicy // a platform name, not the platform's marker
+	tests := map[string]struct {
+		objs                  []networkingv1.NetworkPolicy
+		wantPlatform, wantOut []string
+	}{
+		"the platform's and others": {append(Render(spec.DefaultTrainingNetworkPolicy(wns)), pol("team").egress(nil).NetworkPolicy, gone),
+			[]string{DefaultDeny, AllowSameNamespace, AllowDNS, AllowMetadata, AllowGoogleAPIs}, []string{"team"}},
+		"a platform name made by hand beside the platform's": {append(Render(spec.DefaultTrainingNetworkPolicy(wns)), byHand),
+			[]string{DefaultDeny, AllowSameNamespace, AllowDNS, AllowMetadata, AllowGoogleAPIs}, []string{AllowPublicHTTPS}},
+		"imported, not applied yet": {append(unmark(Render(spec.DefaultTrainingNetworkPolicy(wns))), byHand, pol("team").NetworkPolicy),
+			[]string{DefaultDeny, AllowSameNamespace, AllowDNS, AllowMetadata, AllowGoogleAPIs, AllowPublicHTTPS}, []string{"team"}},
 	}
-	if len(platform) != 5 || !slices.Equal(names, []string{"team"}) {
-		t.Errorf("platform %d objects, others %v", len(platform), names)
+	names := func(objs []networkingv1.NetworkPolicy) []string {
+		var out []string
+		for _, o := range objs {
+			out = append(out, o.Name)
+		}
+		return out
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			platform, others := Split(tc.objs)
+			if d := cmp.Diff(tc.wantPlatform, names(platform)); d != "" {
+				t.Errorf("platform's (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.wantOut, names(others)); d != "" {
+				t.Errorf("others (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 

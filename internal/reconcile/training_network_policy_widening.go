@@ -25,6 +25,9 @@ func (t TrainingNetworkPolicies) Widenings(ctx context.Context, desired spec.Tra
 		return nil, err
 	}
 	_, others := netpol.Split(objs)
+	if len(others) == 0 {
+		return nil, nil
+	}
 	return netpol.Widenings(desired.Namespace, netpol.Render(desired), others)
 }
 
