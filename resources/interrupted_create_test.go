@@ -3,6 +3,7 @@ package resources_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,9 +26,8 @@ import (
 // creation id and the account's uniqueId do not change).
 func TestAccInterruptedCreateIsRepaired(t *testing.T) {
 	e := acctest.Env(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	t.Cleanup(cancel)
-	cli := newCLI(ctx, t, `
+	ctx, cli := newCLI(t)
+	cli.Apply(acctest.ProviderConfig(t) + `
 resource "mlplatform_team_namespace" "ns" {
   name = "acc-int-team"
   team = "int"
@@ -62,8 +62,6 @@ resource "mlplatform_workload_identity" "trainer" {
   create_google_service_account = { account_id = "acc-int-trainer", description = "Trains the int team's models" }
 }
 `)
-	destroyAtEnd(t, cli)
-	cli.Run("apply", "-auto-approve", "-input=false", "-no-color")
 
 	core, kq := acctest.Kube(t)
 	gc := gkeClient(t, e.GCP)
@@ -144,8 +142,7 @@ resource "mlplatform_workload_identity" "trainer" {
 // empty. Not parallel: it slows the GKE fake's operations down for a while.
 func TestAccInterruptedCreateSavedIsCompleted(t *testing.T) {
 	e := acctest.Env(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	t.Cleanup(cancel)
+	ctx, cli := newCLI(t)
 	pool := `
 resource "mlplatform_gpu_pool" "l4" {
   name         = "acc-cut-l4"
@@ -165,8 +162,8 @@ resource "mlplatform_cluster_queue" "cq" {
   }]
 }
 `
-	cli := newCLI(ctx, t, pool)
-	destroyAtEnd(t, cli)
+	cli.Write(acctest.ProviderConfig(t) + pool)
+	cli.DestroyAtEnd()
 	e.GCP.Container.SetOpLatency(5 * time.Minute)
 	t.Cleanup(func() { e.GCP.Container.SetOpLatency(50 * time.Millisecond) })
 	run := cli.Start("apply", "-auto-approve", "-input=false", "-no-color")
@@ -194,7 +191,7 @@ resource "mlplatform_cluster_queue" "cq" {
 		}
 	}
 	// The queue's flavor, now there: the next apply completes both, with no import.
-	writeConfig(t, cli, pool+`
+	cli.Write(acctest.ProviderConfig(t) + pool + `
 resource "mlplatform_resource_flavor" "l4" {
   name = "acc-cut-l4"
 }
@@ -206,4 +203,18 @@ resource "mlplatform_resource_flavor" "l4" {
 	if out, code := cli.RunCode("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
 		t.Errorf("plan after the completing apply exited %d (2: not empty):\n%s", code, out)
 	}
+}
+
+// newCLI is the real Terraform CLI with the provider built from this
+// repository (acctest.NewCLI, env added to its environment), and a context
+// that ends the test's commands after 10 minutes.
+func newCLI(t *testing.T, env ...string) (context.Context, *acctest.CLI) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel) // registered first, so it runs after the CLI's own cleanups (a destroy)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, acctest.NewCLI(ctx, t, root, env...)
 }

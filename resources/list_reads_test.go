@@ -9,13 +9,16 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol/netpoltest"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
 
 // requestCounter counts the requests a client sends to the real API server
@@ -33,6 +36,24 @@ func (c *requestCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	return c.next.RoundTrip(r)
 }
 
+// countedClient is a client of the test environment, as the provider
+// builds one (list reads on), whose requests the counter counts; edit, when
+// set, changes its REST config first (e.g. to impersonate a user).
+func countedClient(t *testing.T, e *testenv.Env, name string, edit func(*rest.Config)) (*kube.Client, *requestCounter) {
+	t.Helper()
+	counter := &requestCounter{n: map[string]int{}}
+	cfg := rest.CopyConfig(e.REST)
+	if edit != nil {
+		edit(cfg)
+	}
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
+	c, err := kube.New(cfg, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.EnableListReads(), counter
+}
+
 func (c *requestCounter) take() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -48,14 +69,7 @@ func (c *requestCounter) take() map[string]int {
 func TestAccListReadsNeverStale(t *testing.T) {
 	t.Parallel()
 	e := acctest.Env(t)
-	counter := &requestCounter{n: map[string]int{}}
-	cfg := rest.CopyConfig(e.REST)
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
-	c, err := kube.New(cfg, "list-reads-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.EnableListReads()
+	c, counter := countedClient(t, e, "list-reads-test", nil)
 	ctx := context.Background()
 	classes := reconcile.NewWorkloadPriorityClasses(c)
 	const path = "/apis/kueue.x-k8s.io/v1beta2/workloadpriorityclasses"
@@ -162,20 +176,20 @@ func TestAccListReadsUnderNamespacedRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	counter := &requestCounter{n: map[string]int{}}
-	cfg := rest.CopyConfig(e.REST)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
-	reader, err := kube.New(cfg, "rbac-test-reader")
-	if err != nil {
+	reader, counter := countedClient(t, e, "rbac-test-reader", func(cfg *rest.Config) { cfg.Impersonate = rest.ImpersonationConfig{UserName: user} })
+
+	wide := netpoltest.Widening(ns)["allow-https-anywhere"]
+	if _, err := admin.Core.NetworkingV1().NetworkPolicies(ns).Create(ctx, &wide, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	reader.EnableListReads()
-
 	for i := range 2 { // the second read after the refusal is remembered
 		got, found, err := reconcile.NewTrainingNetworkPolicies(reader).Observe(ctx, reconcile.Ref{Namespace: ns}, spec.TrainingNetworkPolicy{})
 		if err != nil || !found || !got.DNS || !got.MetadataServer || got.GoogleAPIs != "private" {
 			t.Errorf("read %d of the network policies without cluster-wide list: %+v found=%v err=%v", i, got, found, err)
+		}
+		ws, err := reconcile.NewTrainingNetworkPolicies(reader).Widenings(ctx, spec.DefaultTrainingNetworkPolicy(ns))
+		if err != nil || len(ws) != 1 || ws[0].Policy != wide.Name {
+			t.Errorf("check %d of the other network policies without cluster-wide list: %+v err=%v", i, ws, err)
 		}
 	}
 	const lqPath = "/apis/kueue.x-k8s.io/v1beta2/localqueues"
@@ -189,5 +203,49 @@ func TestAccListReadsUnderNamespacedRBAC(t *testing.T) {
 		if want := map[bool]int{true: 1, false: 0}[i == 0]; lists != want {
 			t.Errorf("read %d tried the cluster-wide LIST %d times, want %d (a refused list is not tried again)", i, lists, want)
 		}
+	}
+}
+
+// A refresh of several team namespaces' network policies and the plan's
+// check of the other policies there (Widenings) share one LIST of every
+// NetworkPolicy: no request per namespace. The list holds others' policies
+// too, and Observe still reads only the platform's.
+func TestAccWideningsFromTheOneList(t *testing.T) {
+	t.Parallel()
+	e := acctest.Env(t)
+	ctx := context.Background()
+	admin, err := kube.New(e.REST, "widenings-test-admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	namespaces := []string{"acc-wl-0", "acc-wl-1", "acc-wl-2"}
+	for _, ns := range namespaces {
+		givenNamespace(t, ns)
+		if _, err := reconcile.NewTrainingNetworkPolicies(admin).Update(ctx, reconcile.Ref{Namespace: ns}, spec.TrainingNetworkPolicy{}, spec.DefaultTrainingNetworkPolicy(ns)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wide := netpoltest.Widening(namespaces[1])["allow-everything"]
+	if _, err := admin.Core.NetworkingV1().NetworkPolicies(wide.Namespace).Create(ctx, &wide, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+
+	reader, counter := countedClient(t, e, "widenings-test-reader", nil)
+	for _, ns := range namespaces {
+		policies := reconcile.NewTrainingNetworkPolicies(reader)
+		got, found, err := policies.Observe(ctx, reconcile.Ref{Namespace: ns}, spec.TrainingNetworkPolicy{})
+		if err != nil || !found || len(got.Rendered) != 5 {
+			t.Fatalf("observe %s: %v policies found=%v err=%v, want the platform's 5", ns, got.Rendered, found, err)
+		}
+		ws, err := policies.Widenings(ctx, spec.DefaultTrainingNetworkPolicy(ns))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 1}[ns == wide.Namespace]; len(ws) != want || want == 1 && ws[0].Policy != wide.Name {
+			t.Errorf("widenings of %s: %+v, want %d", ns, ws, want)
+		}
+	}
+	if n := counter.take(); n["GET /apis/networking.k8s.io/v1/networkpolicies"] != 1 || len(n) != 1 {
+		t.Errorf("reading and checking %d namespaces sent %v, want one LIST of every NetworkPolicy", len(namespaces), n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
@@ -48,7 +50,8 @@ func (r *TrainingNetworkPolicy) Schema(_ context.Context, _ resource.SchemaReque
 		MarkdownDescription: "Default-deny networking for a training namespace: NetworkPolicy objects, one per purpose " +
 			"(`" + strings.Join(netpol.Names, "`, `") + "`), labelled `" + netpol.ManagedByLabel + ": " + netpol.ManagedBy + "`. " +
 			"Everything in and out of the namespace's pods is denied except the holes configured here. Objects of a purpose " +
-			"turned off are deleted; other NetworkPolicies in the namespace are left alone. A policy deleted or edited out of band " +
+			"turned off are deleted; other NetworkPolicies in the namespace are left alone, and the plan warns of each one that lets the " +
+			"namespace's pods do more than these holes. A policy deleted or edited out of band " +
 			"shows in the plan (the purpose turned off, or a changed hash in `policies`) and apply restores it.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The namespace.",
@@ -90,7 +93,9 @@ func (r *TrainingNetworkPolicy) Schema(_ context.Context, _ resource.SchemaReque
 }
 
 // ModifyPlan plans policies as the hashes of the objects the configuration
-// renders, so an object changed out of band plans an update that restores it.
+// renders, so an object changed out of band plans an update that restores it;
+// and it warns of the namespace's other NetworkPolicies that widen its
+// default deny (warnWidenings).
 func (r *TrainingNetworkPolicy) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
@@ -101,6 +106,48 @@ func (r *TrainingNetworkPolicy) ModifyPlan(ctx context.Context, req resource.Mod
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("policies"), m.plannedPolicies(ctx, &resp.Diagnostics))...)
+	if !req.State.Raw.IsNull() {
+		// Which policies are the resource's own: its recorded identities (read only).
+		ctx = reconcile.WithLedger(ctx, loadLedger(ctx, req.Private, false, &resp.Diagnostics))
+		r.warnWidenings(ctx, m, &resp.Diagnostics)
+	}
+}
+
+// warnWidenings adds a warning per NetworkPolicy in the namespace that is
+// not the platform's and lets its pods do more than the holes the plan
+// declares, naming it and what it opens. Warnings are not changes: the
+// plan stays as it is (terraform plan -detailed-exitcode exits 0 when
+// nothing else changes), and apply never touches those policies.
+//
+// It runs for a resource in state only: its refresh has connected to the
+// cluster already, so the check adds no connection (a create may be planned
+// before the cluster exists), and the policies come from the LIST of every
+// NetworkPolicy the refresh made (no request of its own). A configuration
+// not fully known until apply is not checked.
+func (r *TrainingNetworkPolicy) warnWidenings(ctx context.Context, m trainingNetworkPolicyModel, diags *diag.Diagnostics) {
+	if r.clients == nil {
+		return
+	}
+	if !m.configKnown(ctx) {
+		return
+	}
+	var ignored diag.Diagnostics // a configuration that does not convert is reported by validation
+	s := m.toSpec(ctx, &ignored)
+	if ignored.HasError() {
+		return
+	}
+	kc, err := r.clients.Kube(ctx)
+	if err != nil {
+		return // the refresh said why
+	}
+	ws, err := reconcile.NewTrainingNetworkPolicies(kc).Widenings(ctx, s)
+	if err != nil {
+		diagnostics.NotChecked(diags, s.Namespace, err)
+		return
+	}
+	for _, w := range ws {
+		diagnostics.Widened(diags, w)
+	}
 }
 
 // ImportState imports by namespace: terraform import mlplatform_training_network_policy.x NAMESPACE.

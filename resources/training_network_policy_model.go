@@ -102,12 +102,21 @@ func (m trainingNetworkPolicyModel) known(ctx context.Context) map[string]bool {
 // plannedPolicies is the policies attribute the configuration leads to:
 // the hash of each object netpol.Render makes of it.
 func (m trainingNetworkPolicyModel) plannedPolicies(ctx context.Context, diags *diag.Diagnostics) types.Map {
-	for _, v := range []attr.Value{m.Namespace, m.AllowSameNamespace, m.DNS, m.MetadataServer, m.GoogleAPIs, m.PublicHTTPSEgress, m.ExtraEgress, m.IngressFromNamespaces} {
-		if !fullyKnown(ctx, v) {
-			return types.MapUnknown(types.StringType)
-		}
+	if !m.configKnown(ctx) {
+		return types.MapUnknown(types.StringType)
 	}
 	return policiesValue(ctx, netpol.Hashes(netpol.Render(m.toSpec(ctx, diags))), diags)
+}
+
+// configKnown reports whether every configured attribute is fully known,
+// so the spec is what apply will write.
+func (m trainingNetworkPolicyModel) configKnown(ctx context.Context) bool {
+	for _, v := range []attr.Value{m.Namespace, m.AllowSameNamespace, m.DNS, m.MetadataServer, m.GoogleAPIs, m.PublicHTTPSEgress, m.ExtraEgress, m.IngressFromNamespaces} {
+		if !fullyKnown(ctx, v) {
+			return false
+		}
+	}
+	return true
 }
 
 func policiesValue(_ context.Context, h map[string]string, _ *diag.Diagnostics) types.Map {

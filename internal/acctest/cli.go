@@ -111,3 +111,33 @@ func (s *Started) Wait() ([]byte, int) {
 	}
 	return s.out.Bytes(), 0
 }
+
+// RequiredProviders is the terraform block a configuration of this provider
+// run by the CLI starts with.
+const RequiredProviders = "terraform {\n  required_providers {\n    mlplatform = { source = \"mlplatform/mlplatform\" }\n  }\n}\n"
+
+// Write writes cfg (after RequiredProviders) as the directory's main.tf.
+func (c *CLI) Write(cfg string) {
+	c.t.Helper()
+	if err := os.WriteFile(filepath.Join(c.Dir, "main.tf"), []byte(RequiredProviders+cfg), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// DestroyAtEnd destroys what the directory's state holds when the test
+// ends (a failed destroy fails the test).
+func (c *CLI) DestroyAtEnd() {
+	c.t.Cleanup(func() {
+		if out, code := c.RunCode("destroy", "-auto-approve", "-input=false", "-no-color"); code != 0 {
+			c.t.Errorf("destroy exited %d:\n%s", code, out)
+		}
+	})
+}
+
+// Apply writes cfg (Write), applies it, and destroys it when the test ends.
+func (c *CLI) Apply(cfg string) []byte {
+	c.t.Helper()
+	c.Write(cfg)
+	c.DestroyAtEnd()
+	return c.Run("apply", "-auto-approve", "-input=false", "-no-color")
+}

@@ -11,6 +11,7 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,6 +21,7 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueue"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -50,6 +52,7 @@ func Analyze(s *Snapshot, opts Options) *Result {
 	a.queues()
 	a.flavorsAndPools()
 	a.workloads()
+	a.defaultDeny()
 	sortFindings(res.Findings)
 	return res
 }
@@ -759,6 +762,66 @@ func (a analysis) workloads() {
 		}
 		a.f.add(CheckWorkloadPending, SeverityWarning, "Workload "+w.Namespace+"/"+w.Name, fmt.Sprintf("Workload %s/%s (queue %s) has waited %s %s: %s",
 			w.Namespace, w.Name, w.Spec.QueueName, waited.Round(time.Second), phrase, why), fix)
+	}
+}
+
+// --- DOC014: team namespaces' default deny ----------------------------------------------
+
+// otherPolicyKinds are the CRDs of other policy kinds that can also let a
+// team namespace's pods do more than its NetworkPolicies say, by what
+// serves them. Doctor does not evaluate them; when the cluster serves one,
+// a note says so (see the checks guide, DOC014).
+var otherPolicyKinds = map[string]string{
+	"fqdnnetworkpolicies.networking.gke.io":                 "FQDNNetworkPolicy (GKE Dataplane V2, --enable-fqdn-network-policy): egress to host names",
+	"ciliumclusterwidenetworkpolicies.cilium.io":            "CiliumClusterwideNetworkPolicy (GKE Dataplane V2, --enable-cilium-clusterwide-network-policy)",
+	"ciliumnetworkpolicies.cilium.io":                       "CiliumNetworkPolicy",
+	"adminnetworkpolicies.policy.networking.k8s.io":         "AdminNetworkPolicy",
+	"baselineadminnetworkpolicies.policy.networking.k8s.io": "BaselineAdminNetworkPolicy",
+}
+
+// defaultDeny: DOC014, per team namespace (one that holds the platform's
+// default deny, mlplatform_training_network_policy's), each NetworkPolicy
+// there that is not the platform's and lets its pods do more than the
+// platform's policies there allow (netpol.Widenings, which asks cyclonus'
+// matcher), naming what it opens. One finding per policy; a namespace
+// without one passes once.
+func (a analysis) defaultDeny() {
+	if a.s.CRDsRead.ok() {
+		for _, c := range a.s.CRDs {
+			if kind := otherPolicyKinds[c.Name]; kind != "" {
+				a.f.note(fmt.Sprintf("the cluster serves %s (CRD %s): such policies can also let a team namespace's pods do more than its "+
+					"NetworkPolicies say; DOC014 evaluates NetworkPolicies only, so review those with kubectl get %s -A", kind, c.Name, c.Name))
+			}
+		}
+	}
+	if !a.needs(a.s.NetworkPoliciesRead, CheckDefaultDeny) {
+		return
+	}
+	byNS := map[string][]networkingv1.NetworkPolicy{}
+	for _, p := range a.s.NetworkPolicies {
+		byNS[p.Namespace] = append(byNS[p.Namespace], p)
+	}
+	for _, ns := range spec.SortedKeys(byNS) {
+		platform, others := netpol.Split(byNS[ns])
+		if !slices.ContainsFunc(platform, func(p networkingv1.NetworkPolicy) bool { return p.Name == netpol.DefaultDeny }) {
+			continue // not a team namespace of the platform
+		}
+		ws, err := netpol.Widenings(ns, platform, others)
+		if err != nil {
+			a.f.add(CheckDefaultDeny, SeverityError, "Namespace "+ns, fmt.Sprintf("the NetworkPolicies of team namespace %s could not be evaluated: %v", ns, err),
+				"see kubectl -n "+ns+" get networkpolicies -o yaml; the API server accepts no policy the evaluator refuses, so report this")
+			continue
+		}
+		if len(ws) == 0 {
+			a.f.pass(1)
+			continue
+		}
+		for _, w := range ws {
+			a.f.add(CheckDefaultDeny, SeverityError, "NetworkPolicy "+ns+"/"+w.Policy, fmt.Sprintf("NetworkPolicy %s/%s widens the default deny of team namespace %s: "+
+				"it opens %s, beyond the platform's holes there, so the namespace's pods may make those connections", ns, w.Policy, ns, w.Opens()),
+				fmt.Sprintf("delete it (kubectl -n %s delete networkpolicy %s); if the traffic is meant, declare the hole in the namespace's "+
+					"mlplatform_training_network_policy (extra_egress, ingress_from_namespaces) and narrow the policy to it", ns, w.Policy))
+		}
 	}
 }
 

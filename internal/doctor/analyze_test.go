@@ -2,14 +2,17 @@ package doctor
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -17,6 +20,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol/netpoltest"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
 var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
@@ -49,6 +56,14 @@ func healthy() *Snapshot {
 	for _, r := range []*Read{&s.CRDsRead, &s.DeploymentsRead, &s.Webhook, &s.NamespacesRead, &s.CQRead, &s.LQRead, &s.FlavorsRead, &s.ACRead, &s.WorkloadsRead, &s.PoolsRead} {
 		r.What = "something"
 	}
+	s.NetworkPoliciesRead.What = "NetworkPolicies"
+	// the team namespace's default deny and holes, and the team's own policies, narrower
+	s.NetworkPolicies = netpol.Render(spec.DefaultTrainingNetworkPolicy("team-nlp"))
+	for _, k := range slices.Sorted(maps.Keys(netpoltest.Narrower("team-nlp"))) {
+		s.NetworkPolicies = append(s.NetworkPolicies, netpoltest.Narrower("team-nlp")[k])
+	}
+	// a namespace without the platform's default deny is not a team namespace
+	s.NetworkPolicies = append(s.NetworkPolicies, netpoltest.Widening("kube-system")["allow-everything"])
 	s.PoolsRead.What = "GKE node pools"
 	s.Namespaces = []corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "team-nlp", Labels: map[string]string{"mlplatform.dev/team": "nlp"}}}}
 	gpuTol := corev1.Toleration{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
@@ -105,15 +120,15 @@ func TestAnalyzeHealthy(t *testing.T) {
 	}
 	// 8 CRDs, version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
 	// LQ namespace, 3 flavors exist, 3 pools running, 2 flavors with pools,
-	// 2 taint checks, 2 workloads.
-	if res.Checks != 8+1+1+1+1+1+1+1+3+3+2+2+2 {
+	// 2 taint checks, 2 workloads, 1 team namespace's default deny.
+	if res.Checks != 8+1+1+1+1+1+1+1+3+3+2+2+2+1 {
 		t.Errorf("checks = %d", res.Checks)
 	}
 	var b strings.Builder
 	if err := Render(&b, res, FormatText); err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^all 27 checks passed$`).MatchString(b.String()) {
+	if !regexp.MustCompile(`(?m)^all 28 checks passed$`).MatchString(b.String()) {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
@@ -194,6 +209,13 @@ func TestAnalyzeFindings(t *testing.T) {
 		"pool reconciling": {func(s *Snapshot) { s.Pools[1].Status = containerpb.NodePool_RECONCILING }, "DOC011", "node pool l4", SeverityWarning, []string{"is RECONCILING"}},
 		"taint not tolerated": {func(s *Snapshot) { s.Flavors[1].Spec.Tolerations = s.Flavors[1].Spec.Tolerations[:1] }, "DOC012", "ResourceFlavor flex", SeverityError,
 			[]string{"does not tolerate cloud.google.com/gke-queued=true:NoSchedule of its node pool flex"}},
+		"allow everything in a team namespace": {func(s *Snapshot) {
+			s.NetworkPolicies = append(s.NetworkPolicies, netpoltest.Widening("team-nlp")["allow-everything"])
+		}, "DOC014", "NetworkPolicy team-nlp/allow-everything", SeverityError, []string{"widens the default deny of team namespace team-nlp",
+			"opens egress to anywhere on every port, ingress from anywhere on every port, beyond the platform's holes",
+			"kubectl -n team-nlp delete networkpolicy allow-everything", "extra_egress, ingress_from_namespaces"}},
+		"network policies not read": {func(s *Snapshot) { s.NetworkPoliciesRead.Err = errors.New("boom") }, "DOC000", "NetworkPolicies", SeverityError,
+			[]string{"could not read NetworkPolicies: boom, so DOC014 default-deny-widened could not run"}},
 		"pending for quota": {func(s *Snapshot) {
 			s.Workloads = []kueuev1beta2.Workload{workload("big", 2*time.Hour, cond("QuotaReserved", "False", "Pending",
 				"couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor l4, request > maximum capacity (16 > 8)"))}
@@ -264,7 +286,7 @@ func TestFindingsMostSevereFirst(t *testing.T) {
 	if got := strings.Join(ids, ", "); got != "ERROR DOC003, ERROR DOC010, WARNING DOC013" {
 		t.Errorf("order: %s\n%s", got, b.String())
 	}
-	if !strings.Contains(b.String(), "3 of 24 checks found something: 2 errors, 1 warning") {
+	if !strings.Contains(b.String(), "3 of 25 checks found something: 2 errors, 1 warning") {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }
@@ -323,5 +345,55 @@ func TestPoolTaintTolerations(t *testing.T) {
 		if tolerated := len(got) == 0; tolerated != c.want {
 			t.Errorf("tolerations %+v: tolerated %v, want %v; findings %q", c.tols, tolerated, c.want, got)
 		}
+	}
+}
+
+// DOC014 reports each widening policy of the issue on its own, with what it
+// opens, and nothing once they are gone; the namespace passes once.
+func TestDefaultDenyWidened(t *testing.T) {
+	t.Parallel()
+	s := healthy()
+	want := map[string]string{
+		"NetworkPolicy team-nlp/allow-everything":             "opens egress to anywhere on every port, ingress from anywhere on every port,",
+		"NetworkPolicy team-nlp/allow-https-anywhere":         "opens egress to 0.0.0.0/0 on TCP 443,",
+		"NetworkPolicy team-nlp/allow-ingress-all-namespaces": "opens ingress from every namespace on every port,",
+		"NetworkPolicy team-nlp/allow-rank0-egress":           "opens for pods rank=0: egress to 10.0.0.0/8 on every port,",
+	}
+	for _, p := range netpoltest.Widening("team-nlp") {
+		s.NetworkPolicies = append(s.NetworkPolicies, p)
+	}
+	got := map[string]string{}
+	for _, f := range Analyze(s, Options{}).Findings {
+		if f.ID != CheckDefaultDeny.ID {
+			t.Errorf("finding %s %s: %s", f.ID, f.Object, f.Message)
+			continue
+		}
+		for obj, opens := range want {
+			if f.Object == obj && strings.Contains(f.Message, opens) {
+				got[obj] = opens
+			}
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("DOC014 findings that name the policy and what it opens (-want +got):\n%s", d)
+	}
+	s.NetworkPolicies = healthy().NetworkPolicies
+	if res := Analyze(s, Options{}); res.Failed() {
+		t.Errorf("findings once the policies are deleted: %+v", res.Findings)
+	}
+}
+
+// A cluster that serves another policy kind that can widen a namespace
+// (FQDNNetworkPolicy on GKE Dataplane V2) gets a note: doctor does not
+// evaluate it.
+func TestOtherPolicyKindsNoted(t *testing.T) {
+	t.Parallel()
+	s := healthy()
+	s.CRDs = append(s.CRDs, crd("fqdnnetworkpolicies.networking.gke.io", "v1alpha1"))
+	res := Analyze(s, Options{})
+	if res.Failed() || !slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.Contains(n, "FQDNNetworkPolicy") && strings.Contains(n, "kubectl get fqdnnetworkpolicies.networking.gke.io -A")
+	}) {
+		t.Errorf("findings %+v, notes %q: want a note on FQDNNetworkPolicy and no finding", res.Findings, res.Notes)
 	}
 }

@@ -45,13 +45,14 @@ var (
 	CheckPoolRunning     = Check{"DOC011", "pool-not-running", "every node pool's GKE status is RUNNING"}
 	CheckPoolTaints      = Check{"DOC012", "pool-taint-not-tolerated", "every taint of a flavor's pool is tolerated by the flavor"}
 	CheckWorkloadPending = Check{"DOC013", "workload-pending", "no workload waits longer than the pending threshold"}
+	CheckDefaultDeny     = Check{"DOC014", "default-deny-widened", "no other NetworkPolicy lets a team namespace's pods do more than the platform's holes"}
 )
 
 // Checks lists every check, for the docs and `mlplatform doctor --list`.
 var Checks = []Check{
 	CheckNotRun, CheckKueueCRDs, CheckKueueVersion, CheckKueueWebhooks, CheckProvisioningAPI, CheckAdmissionCheck,
 	CheckClusterQueue, CheckLocalQueue, CheckLocalQueueNS, CheckFlavorMissing, CheckFlavorPool, CheckPoolRunning,
-	CheckPoolTaints, CheckWorkloadPending,
+	CheckPoolTaints, CheckWorkloadPending, CheckDefaultDeny,
 }
 
 // Finding is one thing doctor found wrong.

@@ -51,7 +51,8 @@ environment variables the provider reads): Kueue's CRDs, version and webhooks;
 the ProvisioningRequest API when a provisioning check exists; every AdmissionCheck,
 ClusterQueue and LocalQueue Active; every flavor in use exists and is backed by
 a GKE node pool that exists, RUNNING, whose taints the flavor tolerates; workloads
-waiting longer than --pending-threshold, and why. One request per kind.
+waiting longer than --pending-threshold, and why; no NetworkPolicy that widens a
+team namespace's default deny. One request per kind.
 
   --project, --location, --cluster   the GKE cluster (MLPLATFORM_PROJECT or GOOGLE_PROJECT
                                      or GOOGLE_CLOUD_PROJECT, MLPLATFORM_LOCATION, MLPLATFORM_CLUSTER)

@@ -10,6 +10,7 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -99,6 +100,10 @@ type Snapshot struct {
 	ACRead          Read
 	Workloads       []kueuev1beta2.Workload
 	WorkloadsRead   Read
+	// NetworkPolicies are every NetworkPolicy of every namespace: the
+	// platform's in team namespaces, and the others there.
+	NetworkPolicies     []networkingv1.NetworkPolicy
+	NetworkPoliciesRead Read
 
 	Pools     []*containerpb.NodePool
 	PoolsRead Read // What is "" when there is no GKE client
@@ -143,7 +148,7 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &crd); err != nil {
 				return fmt.Errorf("decode CRD %s: %w", u.GetName(), err)
 			}
-			if strings.HasSuffix(crd.Name, "."+kueuev1beta2.GroupVersion.Group) || crd.Name == provisioningRequestCRD {
+			if strings.HasSuffix(crd.Name, "."+kueuev1beta2.GroupVersion.Group) || crd.Name == provisioningRequestCRD || otherPolicyKinds[crd.Name] != "" {
 				s.CRDs = append(s.CRDs, crd)
 			}
 		}
@@ -204,6 +209,13 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 		l, err := q.Workloads("").List(ctx, metav1.ListOptions{})
 		if err == nil {
 			s.Workloads = l.Items
+		}
+		return err
+	})
+	s.NetworkPoliciesRead = read("NetworkPolicies", func(ctx context.Context) error {
+		l, err := k.Core.NetworkingV1().NetworkPolicies("").List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.NetworkPolicies = l.Items
 		}
 		return err
 	})

@@ -24,10 +24,10 @@ import (
 // those it took over. Any other policy in the namespace is left alone.
 type TrainingNetworkPolicies struct {
 	API func(namespace string) networkingclient.NetworkPolicyInterface
-	// List, when set, serves Observe from one LIST of the platform's
-	// NetworkPolicies in all namespaces per provider process (kube.Listed);
-	// Apply and Delete list the namespace themselves and invalidate it
-	// around their writes.
+	// List, when set, serves Observe and Widenings from one LIST of every
+	// NetworkPolicy in all namespaces per provider process (kube.Listed):
+	// the platform's, and the others Widenings evaluates. Apply and Delete
+	// list the namespace themselves and invalidate it around their writes.
 	List *kube.ListCache[*networkingv1.NetworkPolicy]
 }
 
@@ -37,7 +37,7 @@ var _ Reconciler[Ref, spec.TrainingNetworkPolicy, spec.TrainingNetworkPolicy] = 
 func NewTrainingNetworkPolicies(c *kube.Client) TrainingNetworkPolicies {
 	return TrainingNetworkPolicies{
 		API:  c.Core.NetworkingV1().NetworkPolicies,
-		List: kube.Listed(c, "NetworkPolicy", kube.ListFunc[*networkingv1.NetworkPolicy](c.Core.NetworkingV1().NetworkPolicies("").List, managedOnly)),
+		List: kube.Listed(c, "NetworkPolicy", kube.ListFunc[*networkingv1.NetworkPolicy](c.Core.NetworkingV1().NetworkPolicies("").List, metav1.ListOptions{})),
 	}
 }
 
@@ -128,32 +128,32 @@ func (t TrainingNetworkPolicies) inNamespace(ctx context.Context, ns string) ([]
 
 // Observe reads the objects the instance manages back into a spec
 // (netpol.Read); found is false when none of them exists. It is the read
-// path (a refresh): the objects come from List when it is set. That list
-// holds exactly the marked objects; a namespace with none of the instance's
-// among them (gone, or imported and not applied yet) is listed itself.
+// path (a refresh): the objects come from List when it is set, which holds
+// every policy, of which the platform-named ones are picked out; without a
+// list (or when it was refused) the namespace is listed itself.
 func (t TrainingNetworkPolicies) Observe(ctx context.Context, ref Ref, _ spec.TrainingNetworkPolicy) (spec.TrainingNetworkPolicy, bool, error) {
-	if objs, ok := t.listed(ctx, ref.Namespace); ok {
-		if mine := sortPolicies(ledgerOf(ctx), ref.Namespace, objs, false, true, false).mine; len(mine) > 0 {
-			return netpol.Read(ref.Namespace, mine), true, nil
-		}
+	objs, ok := t.listed(ctx, ref.Namespace)
+	if !ok {
+		return t.observe(ctx, ref)
 	}
-	return t.observe(ctx, ref)
+	mine := sortPolicies(ledgerOf(ctx), ref.Namespace, objs, false, true, false).mine
+	return netpol.Read(ref.Namespace, mine), len(mine) > 0, nil
 }
 
-// listed picks the namespace's marked objects out of List; ok is false when
-// there is no List, or it failed or was refused (then Observe lists the
-// namespace itself).
-func (t TrainingNetworkPolicies) listed(ctx context.Context, ns string) (marked []networkingv1.NetworkPolicy, ok bool) {
+// listed picks the namespace's platform-named objects out of List; ok is
+// false when there is no List, or it failed or was refused (then Observe
+// lists the namespace itself).
+func (t TrainingNetworkPolicies) listed(ctx context.Context, ns string) (named []networkingv1.NetworkPolicy, ok bool) {
 	all, ok, err := t.List.Items(ctx)
 	if !ok || err != nil {
 		return nil, false
 	}
 	for _, name := range netpol.Names {
 		if o, listed := all[ns+"/"+name]; listed && o.DeletionTimestamp == nil {
-			marked = append(marked, *o)
+			named = append(named, *o)
 		}
 	}
-	return marked, true
+	return named, true
 }
 
 // observe reads the instance's objects with a LIST of the namespace.

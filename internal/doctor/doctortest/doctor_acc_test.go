@@ -3,8 +3,10 @@ package doctortest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -20,11 +22,14 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/doctor"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol/netpoltest"
 )
 
 // TestAccDoctor sets up a small platform, checks that doctor passes it, then
 // breaks it one way at a time, each found with a plain message and exit 6,
 // and mended before the next:
+//   - each of the NetworkPolicies that widen a team namespace's
+//     default deny (and none of the narrower ones);
 //   - a workload pending for want of quota;
 //   - a flavor deleted out of band (the queues it leaves inactive, and why);
 //   - a pool deleted in the GKE fake (the flavor left without a pool);
@@ -69,6 +74,46 @@ func TestAccDoctor(t *testing.T) {
 		f := has(res, doctor.CheckWorkloadPending.ID, "Workload "+nsName(0)+"/too-big")
 		if code != doctor.ExitFindings || !strings.Contains(f.Message, "insufficient quota for cpu") {
 			t.Errorf("want exit 6 and Kueue's quota message; got exit %d: %s", code, f.Message)
+		}
+	})
+
+	t.Run("default deny widened", func(t *testing.T) {
+		ns := nsName(1)
+		api := p.core.NetworkingV1().NetworkPolicies(ns)
+		opens := map[string]string{
+			"allow-everything":             "it opens egress to anywhere on every port, ingress from anywhere on every port,",
+			"allow-https-anywhere":         "it opens egress to 0.0.0.0/0 on TCP 443,",
+			"allow-ingress-all-namespaces": "it opens ingress from every namespace on every port,",
+			"allow-rank0-egress":           "it opens for pods rank=0: egress to 10.0.0.0/8 on every port,",
+		}
+		widening := netpoltest.Widening(ns)
+		for _, name := range slices.Sorted(maps.Keys(widening)) {
+			pol := widening[name]
+			if _, err := api.Create(p.ctx, &pol, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			obj := "NetworkPolicy " + ns + "/" + name
+			code, out, res := p.until(name+" found", func(_ int, _ string, res jsonResult) bool { return has(res, doctor.CheckDefaultDeny.ID, obj) != nil })
+			f := has(res, doctor.CheckDefaultDeny.ID, obj)
+			if code != doctor.ExitFindings || f.Severity != doctor.SeverityError || len(res.Findings) != 1 || !strings.Contains(f.Message, opens[name]) ||
+				!strings.Contains(f.Fix, "kubectl -n "+ns+" delete networkpolicy "+name) {
+				t.Errorf("%s: want exit 6 and one error finding saying %q, with the fix; got exit %d:\n%s", name, opens[name], code, out)
+			}
+			if err := api.Delete(p.ctx, name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			p.until("clean again after "+name+" is deleted", clean)
+		}
+		narrower := netpoltest.Narrower(ns)
+		for _, name := range slices.Sorted(maps.Keys(narrower)) {
+			pol := narrower[name]
+			if _, err := api.Create(p.ctx, &pol, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = api.Delete(context.Background(), name, metav1.DeleteOptions{}) }()
+		}
+		if code, out, _, _ := p.runText(); code != doctor.ExitOK {
+			t.Errorf("narrower policies: exit %d, want 0:\n%s", code, out)
 		}
 	})
 
@@ -259,6 +304,6 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 		t.Errorf("requests grow with the platform: %d Kubernetes + %d GKE at 10 teams, %d + %d at 100", k10, g10, k100, g100)
 	}
 	if k100 > 10 || g100 != 1 {
-		t.Errorf("want at most 10 Kubernetes requests (one per kind and the probe) and 1 ListNodePools; got %d and %d", k100, g100)
+		t.Errorf("want at most 10 Kubernetes requests (one LIST per kind, nine kinds, and the probe) and 1 ListNodePools; got %d and %d", k100, g100)
 	}
 }

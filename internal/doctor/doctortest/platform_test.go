@@ -22,6 +22,8 @@ import (
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/doctor"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
 
@@ -29,8 +31,9 @@ import (
 // queued-provisioning flex-start pool), their flavors (node_labels and
 // tolerations as mlplatform_gpu_pool's node_selector and
 // workload_tolerations give them), the flex-start admission check, and per
-// team a labelled namespace, a ClusterQueue selecting it with quota on both
-// flavors (the provisioning check on the flex flavor) and a LocalQueue.
+// team a labelled namespace with the platform's default-deny NetworkPolicies,
+// a ClusterQueue selecting it with quota on both flavors (the provisioning
+// check on the flex flavor) and a LocalQueue.
 const (
 	gpuPool   = "doc-l4"
 	flexPool  = "doc-flex"
@@ -173,6 +176,11 @@ func (p *platform) teams(from, to int) {
 			},
 		}, metav1.CreateOptions{})
 		ignoreExists(t, err)
+		// its default deny and holes, as mlplatform_training_network_policy makes them
+		for _, np := range netpol.Render(spec.DefaultTrainingNetworkPolicy(name)) {
+			_, err = p.core.NetworkingV1().NetworkPolicies(name).Create(p.ctx, &np, metav1.CreateOptions{})
+			ignoreExists(t, err)
+		}
 		_, err = p.kq.KueueV1beta2().LocalQueues(name).Create(p.ctx, &kueuev1beta2.LocalQueue{
 			ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: name},
 			Spec:       kueuev1beta2.LocalQueueSpec{ClusterQueue: kueuev1beta2.ClusterQueueReference(name)},

@@ -12,6 +12,8 @@ import (
 	"github.com/mattfenwick/cyclonus/pkg/matcher"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Config is what the expectations depend on (written by hand per test).
@@ -133,3 +135,77 @@ func Evaluate(policies []networkingv1.NetworkPolicy, cases []Case) []string {
 
 // Report formats failures for a test message.
 func Report(failed []string) string { return strings.Join(failed, "\n  ") }
+
+// Widening are NetworkPolicies someone else might add to team namespace ns
+// that widen its default deny, one per case the issue names; the Matrix
+// pod (app=trainer, rank=0) is selected by each, so each makes some Matrix
+// case allowed that no configuration allows. Keyed by name.
+func Widening(ns string) map[string]networkingv1.NetworkPolicy {
+	tcp := corev1.ProtocolTCP
+	https := intstr.FromInt32(443)
+	all := metav1.LabelSelector{}
+	return map[string]networkingv1.NetworkPolicy{
+		// podSelector {}, egress [{}], ingress [{}]
+		"allow-everything": foreign(ns, "allow-everything", all,
+			[]networkingv1.NetworkPolicyEgressRule{{}}, []networkingv1.NetworkPolicyIngressRule{{}}),
+		// egress to 0.0.0.0/0 on 443, as a model hub would need
+		"allow-https-anywhere": foreign(ns, "allow-https-anywhere", all, []networkingv1.NetworkPolicyEgressRule{{
+			To:    []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "0.0.0.0/0"}}},
+			Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &https}},
+		}}, nil),
+		// ingress from every pod of every namespace
+		"allow-ingress-all-namespaces": foreign(ns, "allow-ingress-all-namespaces", all, nil, []networkingv1.NetworkPolicyIngressRule{{
+			From: []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{}}},
+		}}),
+		// egress for the rank-0 pods only, to the private 10/8 range
+		"allow-rank0-egress": foreign(ns, "allow-rank0-egress", metav1.LabelSelector{MatchLabels: map[string]string{"rank": "0"}},
+			[]networkingv1.NetworkPolicyEgressRule{{To: []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0/8"}}}}}, nil),
+	}
+}
+
+// Narrower are NetworkPolicies that open only what Defaults opens, or
+// less: none of them widens a namespace with the default configuration (or
+// with public HTTPS egress too). Keyed by name.
+func Narrower(ns string) map[string]networkingv1.NetworkPolicy {
+	tcp, udp := corev1.ProtocolTCP, corev1.ProtocolUDP
+	port := func(p int32) *intstr.IntOrString { v := intstr.FromInt32(p); return &v }
+	all := metav1.LabelSelector{}
+	return map[string]networkingv1.NetworkPolicy{
+		// the platform's own kube-dns hole, written by the team
+		"team-dns": foreign(ns, "team-dns", all, []networkingv1.NetworkPolicyEgressRule{{
+			To: []networkingv1.NetworkPolicyPeer{{
+				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "kube-system"}},
+				PodSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"k8s-app": "kube-dns"}},
+			}},
+			Ports: []networkingv1.NetworkPolicyPort{{Protocol: &udp, Port: port(53)}, {Protocol: &tcp, Port: port(53)}},
+		}}, nil),
+		// one address of the private.googleapis.com VIP
+		"team-google-api": foreign(ns, "team-google-api", all, []networkingv1.NetworkPolicyEgressRule{{
+			To:    []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "199.36.153.8/32"}}},
+			Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: port(443)}},
+		}}, nil),
+		// pod-to-pod within the namespace, one port, for the notebooks
+		"notebook-rendezvous": foreign(ns, "notebook-rendezvous", metav1.LabelSelector{MatchLabels: map[string]string{"app": "notebook"}}, nil,
+			[]networkingv1.NetworkPolicyIngressRule{{
+				From:  []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}}},
+				Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: port(29500)}},
+			}}),
+		// a deny: egress isolation and no rule
+		"deny-egress": {
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "deny-egress"},
+			Spec:       networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress}},
+		},
+	}
+}
+
+func foreign(ns, name string, pods metav1.LabelSelector, egress []networkingv1.NetworkPolicyEgressRule, ingress []networkingv1.NetworkPolicyIngressRule) networkingv1.NetworkPolicy {
+	p := networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: networkingv1.NetworkPolicySpec{PodSelector: pods, Egress: egress, Ingress: ingress}}
+	if egress != nil {
+		p.Spec.PolicyTypes = append(p.Spec.PolicyTypes, networkingv1.PolicyTypeEgress)
+	}
+	if ingress != nil {
+		p.Spec.PolicyTypes = append(p.Spec.PolicyTypes, networkingv1.PolicyTypeIngress)
+	}
+	return p
+}

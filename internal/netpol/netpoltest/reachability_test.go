@@ -2,6 +2,9 @@ package netpoltest_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -141,8 +144,9 @@ func mutations(objs []networkingv1.NetworkPolicy) []mutation {
 }
 
 // redundant names the mutations that change no reachability in a
-// configuration, and why.
-func redundant(config, mutation string) (string, bool) {
+// configuration, and why; withNarrower is set when the narrower foreign
+// policies (netpoltest.Narrower) are in the namespace too.
+func redundant(config, mutation string, withNarrower bool) (string, bool) {
 	switch {
 	case mutation == "drop object "+netpol.DefaultDeny && config != lockdown:
 		return "allow-same-namespace selects every pod for ingress and egress, so it denies the rest too; " +
@@ -150,38 +154,154 @@ func redundant(config, mutation string) (string, bool) {
 	case config == "public https" && mutation == netpol.AllowGoogleAPIs+": egress rule 0 drop peer 0":
 		return "the IPv4 Google API VIPs are public addresses on 443, which public HTTPS egress allows " +
 			"(it is IPv4 only, so dropping the IPv6 VIPs or the whole object is caught)", true
+	case withNarrower && strings.HasPrefix(mutation, netpol.AllowDNS+": drop egress rule 0"),
+		withNarrower && strings.HasPrefix(mutation, netpol.AllowDNS+": egress rule 0 drop port"):
+		return "the team's own kube-dns policy (team-dns) opens the kube-dns hole again: it is narrower, " +
+			"not a widening, and the other DNS holes still catch dropping the whole object", true
 	}
 	return "", false
 }
 
 // TestMutationsAreCaught: for every config, removing any single hole (or
 // the deny, or an except) from the generator's output fails at least one
-// matrix assertion.
+// matrix assertion; for the configurations the narrower foreign policies
+// are narrower than, also with those policies in the namespace (foreign
+// policies that open only what the platform opens must not hide a hole
+// the platform lost, except the one they open themselves).
 func TestMutationsAreCaught(t *testing.T) {
+	total := 0
+	for name, tc := range configs() {
+		for _, withNarrower := range []bool{false, true} {
+			if withNarrower && name != "defaults" && name != "public https" {
+				continue
+			}
+			var foreign []networkingv1.NetworkPolicy
+			if withNarrower {
+				for _, k := range slices.Sorted(maps.Keys(netpoltest.Narrower(ns))) {
+					foreign = append(foreign, netpoltest.Narrower(ns)[k])
+				}
+			}
+			t.Run(fmt.Sprintf("%s, %d foreign policies", name, len(foreign)), func(t *testing.T) {
+				objs := netpol.Render(tc.spec)
+				matrix := netpoltest.Matrix(tc.cfg)
+				with := func(ps []networkingv1.NetworkPolicy) []networkingv1.NetworkPolicy { return append(ps, foreign...) }
+				for _, m := range mutations(objs) {
+					total++
+					if why, ok := redundant(name, m.name, withNarrower); ok {
+						// Must really change nothing, so this list cannot hide a hole.
+						if failed := netpoltest.Evaluate(with(m.apply(objs)), matrix); len(failed) > 0 {
+							t.Errorf("mutation %q listed as redundant (%s) changes reachability: %s", m.name, why, failed[0])
+						}
+						continue
+					}
+					if failed := netpoltest.Evaluate(with(m.apply(objs)), matrix); len(failed) == 0 {
+						t.Errorf("mutation %q passes the whole matrix", m.name)
+					} else {
+						t.Logf("mutation %q caught by: %s", m.name, failed[0])
+					}
+				}
+				if failed := netpoltest.Evaluate(with(slices.Clone(objs)), matrix); len(failed) > 0 { // mutations must not touch objs
+					t.Fatalf("the unmutated policies fail:\n  %s", netpoltest.Report(failed))
+				}
+			})
+		}
+	}
+	t.Logf("%d mutations", total)
+}
+
+// TestForeignPoliciesAgainstMatrix: the matrix sees each widening policy of
+// the issue in every configuration (some connection it must deny is
+// allowed once the policy is there), and the widening detector
+// (netpol.Widenings) names it; the narrower policies change no verdict of
+// the default configuration's matrix, nor of public HTTPS egress's, and the
+// detector says nothing of them.
+func TestForeignPoliciesAgainstMatrix(t *testing.T) {
+	for name, tc := range configs() {
+		t.Run(name, func(t *testing.T) {
+			objs := netpol.Render(tc.spec)
+			matrix := netpoltest.Matrix(tc.cfg)
+			for fname, f := range netpoltest.Widening(ns) {
+				failed := netpoltest.Evaluate(append(slices.Clone(objs), f), matrix)
+				if len(failed) == 0 {
+					t.Errorf("%s: the matrix passes with it: it does not see the widening", fname)
+				} else {
+					t.Logf("%s: caught by %s", fname, failed[0])
+				}
+				if got := widened(t, objs, f); got == "" {
+					t.Errorf("%s: the detector finds no widening", fname)
+				}
+			}
+			if name != "defaults" && name != "public https" {
+				return
+			}
+			for fname, f := range netpoltest.Narrower(ns) {
+				if failed := netpoltest.Evaluate(append(slices.Clone(objs), f), matrix); len(failed) > 0 {
+					t.Errorf("%s: a narrower policy changes the matrix: %s", fname, failed[0])
+				}
+				if got := widened(t, objs, f); got != "" {
+					t.Errorf("%s: the detector finds a widening in a narrower policy: %s", fname, got)
+				}
+			}
+		})
+	}
+}
+
+// widened is what netpol.Widenings says f opens beyond platform ("" for
+// nothing).
+func widened(t *testing.T, platform []networkingv1.NetworkPolicy, f networkingv1.NetworkPolicy) string {
+	t.Helper()
+	ws, err := netpol.Widenings(ns, platform, []networkingv1.NetworkPolicy{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.Policy+": "+w.Opens())
+	}
+	return strings.Join(out, "; ")
+}
+
+// TestDetectorFindsWhatMutationsRemove turns every hole-removal mutation
+// into a widening the detector must find: the mutated objects stand for
+// the platform's, and the unmutated ones, under other names, for someone
+// else's policies. Wherever the matrix shows the mutation took a
+// connection away (a case allowed by the configuration is denied), the
+// unmutated copies give it back, so they widen the mutated platform and
+// netpol.Widenings must say so. A detector that misses a widening of the
+// shapes the platform renders fails here.
+func TestDetectorFindsWhatMutationsRemove(t *testing.T) {
 	total := 0
 	for name, tc := range configs() {
 		t.Run(name, func(t *testing.T) {
 			objs := netpol.Render(tc.spec)
 			matrix := netpoltest.Matrix(tc.cfg)
+			copies := make([]networkingv1.NetworkPolicy, len(objs))
+			for i := range objs {
+				copies[i] = *objs[i].DeepCopy()
+				copies[i].Name = "copy-of-" + objs[i].Name
+			}
+			if ws, err := netpol.Widenings(ns, objs, copies); err != nil || len(ws) > 0 {
+				t.Fatalf("the unmutated copies widen the unmutated platform: %v %v", ws, err)
+			}
 			for _, m := range mutations(objs) {
-				total++
-				if why, ok := redundant(name, m.name); ok {
-					// Must really change nothing, so this list cannot hide a hole.
-					if failed := netpoltest.Evaluate(m.apply(objs), matrix); len(failed) > 0 {
-						t.Errorf("mutation %q listed as redundant (%s) changes reachability: %s", m.name, why, failed[0])
-					}
+				mutated := m.apply(objs)
+				removed := false
+				for _, f := range netpoltest.Evaluate(mutated, matrix) {
+					removed = removed || strings.HasSuffix(f, "allowed=false, want true")
+				}
+				if !removed {
 					continue
 				}
-				if failed := netpoltest.Evaluate(m.apply(objs), matrix); len(failed) == 0 {
-					t.Errorf("mutation %q passes the whole matrix", m.name)
-				} else {
-					t.Logf("mutation %q caught by: %s", m.name, failed[0])
+				total++
+				ws, err := netpol.Widenings(ns, mutated, copies)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if failed := netpoltest.Evaluate(objs, matrix); len(failed) > 0 { // mutations must not touch objs
-				t.Fatalf("the unmutated policies fail:\n  %s", netpoltest.Report(failed))
+				if len(ws) == 0 {
+					t.Errorf("mutation %q takes a connection away, and the detector finds no widening in the unmutated copies", m.name)
+				}
 			}
 		})
 	}
-	t.Logf("%d mutations", total)
+	t.Logf("%d mutations that take a connection away", total)
 }
