@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/rules"
 )
 
 // A hand-written platform of one team, clean under every check; each case
@@ -48,6 +50,15 @@ func poolJSON(name string, gpu map[string]any, maxNodes, alloc int) map[string]a
 		"autoscaling", obj("max_nodes", maxNodes, "min_nodes", 0), "allocatable_gpus_per_node", alloc,
 		"node_selector", obj("cloud.google.com/gke-nodepool", name), "taints", nil,
 		"effective_taints", []any{obj("key", "nvidia.com/gpu", "value", "present", "effect", "NoSchedule")})
+}
+
+// sharedLabel gives pool h100 and the other pool the node label
+// pool-group=gpus, and makes flavor h100 select that label alone: the
+// flavor stands for both pools.
+func sharedLabel(p platform, other string) platform {
+	return p.set("mlplatform_gpu_pool.h100", "labels", obj("pool-group", "gpus")).
+		set("mlplatform_gpu_pool."+other, "labels", obj("pool-group", "gpus")).
+		set("mlplatform_resource_flavor.h100", "node_labels", obj("pool-group", "gpus"))
 }
 
 func h100() map[string]any {
@@ -145,8 +156,8 @@ func TestChecksBaseIsClean(t *testing.T) {
 	if err := Render(&b, r, Markdown); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "### Checks\n\nAll 17 checks passed.") {
-		t.Errorf("no \"All 17 checks passed\":\n%s", b.String())
+	if want := fmt.Sprintf("### Checks\n\nAll %d checks passed.", rules.Count()); !strings.Contains(b.String(), want) {
+		t.Errorf("no %q:\n%s", want, b.String())
 	}
 }
 
@@ -262,14 +273,19 @@ func TestChecks(t *testing.T) {
 		"MLP005 fixed":          {"MLP005", b, nil},
 		"MLP005 labels unknown": {"MLP005", func() platform { return b().unknownAt("mlplatform_resource_flavor.h100", "node_labels") }, []Severity{U}},
 		"MLP006 two GPU types": {"MLP006", func() platform {
-			return b().add("mlplatform_gpu_pool.l4", poolJSON("l4", obj("type", "nvidia-l4", "count", 1), 4, 1)).set("mlplatform_gpu_pool.l4", "node_selector", obj("cloud.google.com/gke-nodepool", "h100"))
+			return sharedLabel(b().add("mlplatform_gpu_pool.l4", poolJSON("l4", obj("type", "nvidia-l4", "count", 1), 4, 1)), "l4")
 		}, []Severity{W}},
 		"MLP006 fixed: same GPUs": {"MLP006", func() platform {
-			return b().add("mlplatform_gpu_pool.h100b", poolJSON("h100b", h100(), 2, 8)).set("mlplatform_gpu_pool.h100b", "node_selector", obj("cloud.google.com/gke-nodepool", "h100"))
+			return sharedLabel(b().add("mlplatform_gpu_pool.h100b", poolJSON("h100b", h100(), 2, 8)), "h100b")
 		}, nil},
 		"MLP006 gpu unknown": {"MLP006", func() platform {
-			return b().add("mlplatform_gpu_pool.l4", poolJSON("l4", obj("type", "nvidia-l4", "count", 1), 4, 1)).set("mlplatform_gpu_pool.l4", "node_selector", obj("cloud.google.com/gke-nodepool", "h100")).unknownAt("mlplatform_gpu_pool.l4", "gpu")
+			return sharedLabel(b().add("mlplatform_gpu_pool.l4", poolJSON("l4", obj("type", "nvidia-l4", "count", 1), 4, 1)), "l4").unknownAt("mlplatform_gpu_pool.l4", "gpu")
 		}, []Severity{U}},
+		"MLP006 flavor of one GPU type over its pools": {"MLP006", func() platform {
+			// only the accelerator label: it stands for every pool of that GPU, all alike
+			return b().add("mlplatform_gpu_pool.h100b", poolJSON("h100b", h100(), 2, 8)).
+				set("mlplatform_resource_flavor.h100", "node_labels", obj("cloud.google.com/gke-accelerator", "nvidia-h100-80gb"))
+		}, nil},
 		"MLP007 second flavor misses": {"MLP007", func() platform { return withDedicatedTaint(b(), false) }, []Severity{E}},
 		"MLP007 fixed":                {"MLP007", func() platform { return withDedicatedTaint(b(), true) }, nil},
 		"MLP007 tolerations unknown": {"MLP007", func() platform {
@@ -298,6 +314,29 @@ func TestChecks(t *testing.T) {
 		}, nil},
 		"MLP010 queued unknown": {"MLP010", func() platform {
 			return withCheck(b(), []any{"h100"}).unknownAt("mlplatform_gpu_pool.h100", "queued_provisioning")
+		}, []Severity{U}},
+		"MLP019 half a GPU": {"MLP019", func() platform {
+			return b().set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup("h100", "500m"))
+		}, []Severity{E}},
+		"MLP019 fixed: whole GPUs": {"MLP019", func() platform {
+			return b().set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup("h100", "16000m"))
+		}, nil},
+		"MLP020 no Google API reachable": {"MLP020", func() platform {
+			return b().set("mlplatform_training_network_policy.a", "google_apis", "none")
+		}, []Severity{E}},
+		"MLP020 fixed: public HTTPS": {"MLP020", func() platform {
+			return b().set("mlplatform_training_network_policy.a", "google_apis", "none").set("mlplatform_training_network_policy.a", "public_https_egress", true)
+		}, nil},
+		"MLP020 fixed: an extra hole to private.googleapis.com": {"MLP020", func() platform {
+			return b().set("mlplatform_training_network_policy.a", "google_apis", "none").
+				set("mlplatform_training_network_policy.a", "extra_egress", []any{obj("cidrs", []any{"199.36.153.8/30"}, "ports", []any{443}, "protocol", "TCP")})
+		}, nil},
+		"MLP020 an extra hole on another port": {"MLP020", func() platform {
+			return b().set("mlplatform_training_network_policy.a", "google_apis", "none").
+				set("mlplatform_training_network_policy.a", "extra_egress", []any{obj("cidrs", []any{"199.36.153.8/30"}, "ports", []any{80}, "protocol", "TCP")})
+		}, []Severity{E}},
+		"MLP020 google_apis unknown": {"MLP020", func() platform {
+			return b().unknownAt("mlplatform_training_network_policy.a", "google_apis")
 		}, []Severity{U}},
 		"MLP011 metadata server off": {"MLP011", func() platform { return b().set("mlplatform_training_network_policy.a", "metadata_server", false) }, []Severity{E}},
 		"MLP011 dns off":             {"MLP011", func() platform { return b().set("mlplatform_training_network_policy.a", "dns", false) }, []Severity{E}},
@@ -381,8 +420,8 @@ func TestChecks(t *testing.T) {
 			seen[c.id] = true
 		}
 	}
-	for _, d := range checkDefs {
-		if !seen[d.ID] {
+	for _, d := range rules.Rules {
+		if !seen[d.ID] && d.In() != rules.LiveOnly {
 			t.Errorf("%s has no test case that finds something", d.ID)
 		}
 	}
@@ -402,10 +441,10 @@ func TestCheckMessage(t *testing.T) {
 	t.Parallel()
 	p := basePlatform().set("mlplatform_cluster_queue.a", "namespace_selector", obj("match_labels", obj("mlplatform.dev/team", "nlp-research")))
 	r := Build(p.plan(t), Options{Prices: pricing.Default()})
-	want := []Finding{{ID: "MLP001", Slug: "queue-selects-no-namespace", Severity: SevError,
-		Resources: []string{"mlplatform_cluster_queue.a", "mlplatform_local_queue.a"},
-		What:      "jobs submitted to team-a/gpu will never be admitted: ClusterQueue team-a selects namespaces labelled mlplatform.dev/team=nlp-research, and no team namespace has that label",
-		Fix:       "set the ClusterQueue's namespace_selector to its team namespace's selector (mlplatform_team_namespace.TEAM.selector), or correct the team namespace's team or labels"}}
+	want := []Finding{{ID: "MLP001", Check: "queue-selects-no-namespace", Severity: SevError,
+		Objects: []string{"mlplatform_cluster_queue.a", "mlplatform_local_queue.a"},
+		Message: "jobs submitted to team-a/gpu will never be admitted: ClusterQueue team-a selects namespaces labelled mlplatform.dev/team=nlp-research, and no team namespace has that label",
+		Fix:     "set the ClusterQueue's namespace_selector to its team namespace's selector (mlplatform_team_namespace.TEAM.selector), or correct the team namespace's team or labels"}}
 	if diff := cmp.Diff(want, r.Checks); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -418,7 +457,7 @@ func TestChecksDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range checkDefs {
+	for _, d := range rules.Rules {
 		if !strings.Contains(string(doc), "### "+d.ID+" "+d.Slug+" (") {
 			t.Errorf("templates/guides/checks.md.tmpl has no section %q", "### "+d.ID+" "+d.Slug)
 		}
@@ -433,7 +472,7 @@ func TestFlavorMissingNamesCohort(t *testing.T) {
 	var got []string
 	for _, f := range r.Checks {
 		if f.ID == "MLP004" {
-			got = append(got, f.What)
+			got = append(got, f.Message)
 		}
 	}
 	if len(got) != 1 || !strings.HasPrefix(got[0], "Cohort org admits no job while ResourceFlavor a100 does not exist") || !strings.Contains(got[0], "keeps a Cohort with a missing flavor inactive") {
@@ -449,5 +488,17 @@ func TestChecksSkipDataSources(t *testing.T) {
 		Change: Change{After: obj("namespace", "team-a", "name", "x", "cluster_queue", "team-x")}})
 	if r := Build(plan, Options{Prices: pricing.Default()}); len(r.Checks) != 0 {
 		t.Errorf("findings on a data source: %+v", r.Checks)
+	}
+}
+
+// The guide's prose says how many rules there are: it is the number of rules.
+func TestChecksGuideCount(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", "checks.md.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("rules, %d today)", rules.Count()); !strings.Contains(string(doc), want) {
+		t.Errorf("templates/guides/checks.md.tmpl does not say %q", want)
 	}
 }

@@ -10,7 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/model"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/rules"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/tfplan"
 )
 
 // Report is what a plan does to the platform.
@@ -50,7 +53,7 @@ type QuotaRow struct {
 // Delta is a value before and after.
 type Delta struct{ Before, After Qty }
 
-func (d Delta) changed() bool { return !d.Before.equal(d.After) }
+func (d Delta) changed() bool { return !d.Before.Equal(d.After) }
 
 // QuotaGroup holds the rows of the queues of one cohort and the cohort's
 // totals (sum of member queues' nominal quota) for the flavor × resource
@@ -98,7 +101,7 @@ type PoolCost struct {
 
 // Money is an amount in USD that may be unknown or not applicable.
 type Money struct {
-	State qstate // qAbsent: not applicable; qUnknown: see Why
+	State model.QState // qAbsent: not applicable; qUnknown: see Why
 	USD   float64
 	Why   string
 }
@@ -129,9 +132,8 @@ const FlexStartWindowHours = 7 * 24
 
 // Build reads the plan into a report.
 func Build(p Plan, opts Options) Report {
-	keys := clusterKeysOf(p)
-	before := snapshotOf(p.ResourceChanges, sideBefore, keys)
-	after := snapshotOf(p.ResourceChanges, sideAfter, keys)
+	plBefore, plAfter := model.FromPlan(p, tfplan.Before), model.FromPlan(p, tfplan.After)
+	before, after := snapshotOf(plBefore), snapshotOf(plAfter)
 	r := Report{
 		Prices:      PriceInfo{Source: opts.Prices.Source(), Date: opts.Prices.Date(), Region: opts.Prices.Region()},
 		PoolsInPlan: len(before.Pools)+len(after.Pools) > 0,
@@ -143,9 +145,8 @@ func Build(p Plan, opts Options) Report {
 	r.Costs, r.CostTotal = costs(before, after, opts.Prices)
 	r.SlicedPools = poolSharing(before, after, opts.Prices)
 	r.Drift = drift(p.ResourceDrift)
-	checks := checkContext(p.ResourceChanges, keys)
-	r.MultiKueue = checks.multiKueue()
-	r.Checks = checks.run()
+	r.MultiKueue = rules.MultiKueue(plAfter)
+	r.Checks = rules.Run(plAfter)
 	return r
 }
 
@@ -260,7 +261,7 @@ func ownerRows(name string, b, a *quotaOwner) []QuotaRow {
 		if !row.Nominal.changed() && !row.Borrowing.changed() && !row.Lending.changed() {
 			continue
 		}
-		row.NominalDelta = aq.Nominal.minus(bq.Nominal)
+		row.NominalDelta = aq.Nominal.Minus(bq.Nominal)
 		if note == "" {
 			if _, ok := b.Quotas[k]; !ok {
 				row.Note = "flavor/resource added"
@@ -366,7 +367,7 @@ func cohortTotals(cohort string, rows []QuotaRow, moved []qkey, before, after []
 	seen := map[qkey]bool{}
 	all := make([]qkey, 0, len(rows)+len(moved))
 	for _, r := range rows {
-		all = append(all, qkey{r.Flavor, r.Resource})
+		all = append(all, qkey{Flavor: r.Flavor, Resource: r.Resource})
 	}
 	for _, k := range append(all, moved...) {
 		if !seen[k] && k.Flavor != unknownText {
@@ -375,7 +376,7 @@ func cohortTotals(cohort string, rows []QuotaRow, moved []qkey, before, after []
 		}
 	}
 	sum := func(owners []*quotaOwner, k qkey) Qty {
-		total := knownQty("0")
+		total := model.KnownQty("0")
 		for _, q := range owners {
 			switch {
 			case q.Parent.State == qUnknown:
@@ -388,7 +389,7 @@ func cohortTotals(cohort string, rows []QuotaRow, moved []qkey, before, after []
 			case q.GroupsUnknown:
 				return Qty{State: qUnknown}
 			default:
-				total = total.plus(q.Quotas[k].Nominal)
+				total = total.Plus(q.Quotas[k].Nominal)
 			}
 		}
 		return total
@@ -396,7 +397,7 @@ func cohortTotals(cohort string, rows []QuotaRow, moved []qkey, before, after []
 	out := make([]QuotaTotal, 0, len(keys))
 	for _, k := range keys {
 		t := QuotaTotal{Flavor: k.Flavor, Resource: k.Resource, Nominal: Delta{sum(before, k), sum(after, k)}}
-		t.Change = t.Nominal.After.minus(t.Nominal.Before)
+		t.Change = t.Nominal.After.Minus(t.Nominal.Before)
 		out = append(out, t)
 	}
 	return out
@@ -431,14 +432,14 @@ func capacityOwners(s snapshot, cluster string) (queues, cohorts []*quotaOwner) 
 // borrowing moves unused quota inside a cohort tree but never adds to it,
 // so this is the most the queues may hold at once.
 func admissible(s snapshot, f flavorKey) Qty {
-	total := knownQty("0")
+	total := model.KnownQty("0")
 	queues, cohorts := capacityOwners(s, f.Cluster)
 	for _, owners := range [][]*quotaOwner{queues, cohorts} {
 		for _, o := range owners {
 			if o.GroupsUnknown {
 				return Qty{State: qUnknown}
 			}
-			total = total.plus(o.Quotas[qkey{f.Name, gpuResource}].Nominal)
+			total = total.Plus(o.Quotas[qkey{Flavor: f.Name, Resource: gpuResource}].Nominal)
 		}
 	}
 	return total
@@ -447,7 +448,7 @@ func admissible(s snapshot, f flavorKey) Qty {
 // managerQuota is the nominal GPU quota of the cluster's MultiKueue manager
 // ClusterQueues on the flavor; ok is false when none has quota on it.
 func managerQuota(s snapshot, f flavorKey) (total Qty, ok bool) {
-	total = knownQty("0")
+	total = model.KnownQty("0")
 	for _, q := range s.Queues {
 		if q.Cluster != f.Cluster || !s.manager(q) {
 			continue
@@ -455,8 +456,8 @@ func managerQuota(s snapshot, f flavorKey) (total Qty, ok bool) {
 		if q.GroupsUnknown {
 			return Qty{State: qUnknown}, true
 		}
-		if n, has := q.Quotas[qkey{f.Name, gpuResource}]; has {
-			total, ok = total.plus(n.Nominal), true
+		if n, has := q.Quotas[qkey{Flavor: f.Name, Resource: gpuResource}]; has {
+			total, ok = total.Plus(n.Nominal), true
 		}
 	}
 	return total, ok
@@ -468,7 +469,7 @@ func managerQuota(s snapshot, f flavorKey) (total Qty, ok bool) {
 // lending_limit, or all of its nominal quota when unset, plus the cohort's
 // own quota). Parent cohorts are not counted.
 func peak(s snapshot, f flavorKey) (Qty, string) {
-	k := qkey{f.Name, gpuResource}
+	k := qkey{Flavor: f.Name, Resource: gpuResource}
 	queues, _ := capacityOwners(s, f.Cluster)
 	best, bestName := Qty{}, ""
 	for _, q := range queues {
@@ -483,7 +484,7 @@ func peak(s snapshot, f flavorKey) (Qty, string) {
 		case q.Parent.State == qAbsent:
 			p = own.Nominal
 		default:
-			lendable := knownQty("0")
+			lendable := model.KnownQty("0")
 			for _, o := range queues {
 				if o == q || cohortKey(o) != q.Parent.Raw {
 					continue
@@ -497,30 +498,30 @@ func peak(s snapshot, f flavorKey) (Qty, string) {
 					continue
 				}
 				if oq.Lending.State != qAbsent {
-					lendable = lendable.plus(oq.Lending)
+					lendable = lendable.Plus(oq.Lending)
 				} else {
-					lendable = lendable.plus(oq.Nominal)
+					lendable = lendable.Plus(oq.Nominal)
 				}
 			}
 			if c := s.cohort(f.Cluster, q.Parent.Raw); c != nil {
 				if c.GroupsUnknown {
 					lendable = Qty{State: qUnknown}
 				} else {
-					lendable = lendable.plus(c.Quotas[k].Nominal)
+					lendable = lendable.Plus(c.Quotas[k].Nominal)
 				}
 			}
 			borrow := lendable
 			if own.Borrowing.State == qUnknown {
 				borrow = Qty{State: qUnknown}
-			} else if own.Borrowing.State == qKnown && borrow.State == qKnown && own.Borrowing.less(borrow) {
+			} else if own.Borrowing.State == qKnown && borrow.State == qKnown && own.Borrowing.Less(borrow) {
 				borrow = own.Borrowing
 			}
-			p = own.Nominal.plus(borrow)
+			p = own.Nominal.Plus(borrow)
 		}
 		switch {
 		case p.State == qUnknown:
 			return p, q.Name
-		case best.State == qAbsent || best.less(p):
+		case best.State == qAbsent || best.Less(p):
 			best, bestName = p, q.Name
 		}
 	}
@@ -528,9 +529,9 @@ func peak(s snapshot, f flavorKey) (Qty, string) {
 }
 
 // provided sums max_nodes × allocatable_gpus_per_node (gpu.count in plans
-// without it) over the cluster's pools whose node selector matches the
-// flavor's node labels: on GKE each MIG slice or shared GPU is one
-// nvidia.com/gpu.
+// without it) over the cluster's pools the flavor stands for (every one of
+// its node labels is carried by the pool's nodes, model.StandsFor): on GKE
+// each MIG slice or shared GPU is one nvidia.com/gpu.
 func provided(s snapshot, fk flavorKey) (Qty, []string, string) {
 	f := s.flavor(fk.Cluster, fk.Name)
 	if f == nil {
@@ -539,17 +540,17 @@ func provided(s snapshot, fk flavorKey) (Qty, []string, string) {
 	if f.LabelsUnknown {
 		return Qty{State: qUnknown}, nil, "node_labels " + unknownText
 	}
-	total := knownQty("0")
+	total := model.KnownQty("0")
 	var names []string
 	unknownWhy := ""
 	for _, p := range s.Pools {
 		if p.Cluster != fk.Cluster {
 			continue
 		}
-		if p.SelectorUnknown {
-			return Qty{State: qUnknown}, nil, "a pool's node_selector is " + unknownText
-		}
-		if !p.matches(f.Labels) {
+		switch p.standsFor(f) {
+		case model.Undecided:
+			return Qty{State: qUnknown}, nil, "a pool's node labels are " + unknownText
+		case model.No:
 			continue
 		}
 		names = append(names, p.Name)
@@ -557,10 +558,10 @@ func provided(s snapshot, fk flavorKey) (Qty, []string, string) {
 		if n.State == qUnknown && unknownWhy == "" && why != "size" {
 			unknownWhy = "a matching pool's " + why + " is " + unknownText
 		}
-		total = total.plus(n)
+		total = total.Plus(n)
 	}
 	if len(names) == 0 {
-		return Qty{}, nil, "no mlplatform_gpu_pool's node_selector matches its node_labels"
+		return Qty{}, nil, "no mlplatform_gpu_pool's nodes carry all its node_labels"
 	}
 	if total.State == qUnknown {
 		return total, names, unknownWhy
@@ -601,7 +602,7 @@ func capacity(before, after snapshot, poolsInPlan bool, sharing map[string]*Flav
 	var out []FlavorCapacity
 	for _, n := range sorted {
 		fc := FlavorCapacity{Flavor: n.Name, Cluster: n.Cluster, Admissible: Delta{admissible(before, n), admissible(after, n)}}
-		if after.flavor(n.Cluster, n.Name) == nil && before.flavor(n.Cluster, n.Name) != nil && fc.Admissible.After.orZero().sign() == 0 {
+		if after.flavor(n.Cluster, n.Name) == nil && before.flavor(n.Cluster, n.Name) != nil && fc.Admissible.After.OrZero().Sign() == 0 {
 			if _, mgr := managerQuota(before, n); !mgr {
 				fc.Status = "flavor removed"
 				fc.Provided.Before, _, _ = provided(before, n)
@@ -609,7 +610,7 @@ func capacity(before, after snapshot, poolsInPlan bool, sharing map[string]*Flav
 				continue
 			}
 		}
-		if fc.Admissible.Before.orZero().sign() == 0 && fc.Admissible.After.orZero().sign() == 0 &&
+		if fc.Admissible.Before.OrZero().Sign() == 0 && fc.Admissible.After.OrZero().Sign() == 0 &&
 			fc.Admissible.Before.State != qUnknown && fc.Admissible.After.State != qUnknown {
 			mb, inBefore := managerQuota(before, n)
 			ma, inAfter := managerQuota(after, n)
@@ -645,9 +646,9 @@ func capacity(before, after snapshot, poolsInPlan bool, sharing map[string]*Flav
 			}
 		case adm.State == qUnknown:
 			fc.Status = "unknown until apply: quota " + unknownText
-		case prov.less(adm):
+		case prov.Less(adm):
 			fc.Overcommit = true
-			fc.OvercommitBy = adm.minus(prov)
+			fc.OvercommitBy = adm.Minus(prov)
 			eq := ""
 			if fs != nil && !fs.Disagree {
 				if e := gpuEquivalent(fc.OvercommitBy, fs.Slicing.PerGPU); e != "" {
@@ -656,9 +657,9 @@ func capacity(before, after snapshot, poolsInPlan bool, sharing map[string]*Flav
 			}
 			fc.Status = fmt.Sprintf("over-commit: queues may admit %s %s, pools provide %s (%s short%s)", adm.Raw, fs.unit(), prov.Raw, fc.OvercommitBy.Raw, eq)
 		case fs != nil:
-			fc.Status = fmt.Sprintf("ok (%s %s spare)", prov.minus(adm).Raw, fs.unit())
+			fc.Status = fmt.Sprintf("ok (%s %s spare)", prov.Minus(adm).Raw, fs.unit())
 		default:
-			fc.Status = fmt.Sprintf("ok (%s spare)", prov.minus(adm).Raw)
+			fc.Status = fmt.Sprintf("ok (%s spare)", prov.Minus(adm).Raw)
 		}
 		out = append(out, fc)
 	}
@@ -777,7 +778,7 @@ func poolText(p *poolState, f func(*poolState) string) Qty {
 		return Qty{}
 	}
 	if s := f(p); s != "" {
-		return Qty{State: qKnown, Raw: s, invalid: true}
+		return model.TextQty(s)
 	}
 	return Qty{State: qUnknown}
 }
@@ -809,7 +810,7 @@ func drift(entries []ResourceChange) []DriftEntry {
 
 func driftEntry(c ResourceChange) DriftEntry {
 	e := DriftEntry{Address: c.Address}
-	before, after := node{v: c.Change.Before}, node{v: c.Change.After}
+	before, after := tfplan.Node{V: c.Change.Before}, tfplan.Node{V: c.Change.After}
 	if !strings.HasPrefix(c.Type, "mlplatform_") {
 		paths := diffPaths("", c.Change.Before, c.Change.After)
 		names := make([]string, 0, len(paths))
@@ -824,23 +825,26 @@ func driftEntry(c ResourceChange) DriftEntry {
 		}
 		return e
 	}
-	who := kindOf(c.Type) + " " + nameOf(c.Address, before)
-	if ns, ok := before.get("namespace").str(); ok && ns != "" {
-		who = kindOf(c.Type) + " " + ns + "/" + nameOf(c.Address, before)
+	name := c.Address
+	if n, ok := before.Get("name").Str(); ok {
+		name = n
 	}
-	if after.null() {
+	who := kindOf(c.Type) + " " + name
+	if ns, ok := before.Get("namespace").Str(); ok && ns != "" {
+		who = kindOf(c.Type) + " " + ns + "/" + name
+	}
+	if after.Null() {
 		e.Sentences = append(e.Sentences, who+" was deleted outside Terraform")
 		return e
 	}
 	skip := ""
 	if c.Type == "mlplatform_cluster_queue" || c.Type == "mlplatform_cohort" {
 		skip = "resource_groups"
-		parentAttr := map[bool]string{true: "cohort", false: "parent"}[c.Type == "mlplatform_cluster_queue"]
-		bo, ao := ownerOf(c.Address, before, parentAttr), ownerOf(c.Address, after, parentAttr)
+		bo, ao := driftOwner(c, tfplan.Before), driftOwner(c, tfplan.After)
 		for _, row := range ownerRows(bo.Name, bo, ao) {
 			e.Sentences = append(e.Sentences, quotaDriftSentences(who, row)...)
 		}
-		if len(e.Sentences) == 0 && !sameJSON(before.get("resource_groups").v, after.get("resource_groups").v) {
+		if len(e.Sentences) == 0 && !sameJSON(before.Get("resource_groups").V, after.Get("resource_groups").V) {
 			skip = "" // the groups differ only in shape (e.g. order): show the paths
 		}
 	}
@@ -863,7 +867,21 @@ func quotaDriftSentences(who string, row QuotaRow) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: %s of %s on %s changed outside Terraform: %s → %s",
-			who, f.what, row.Resource, row.Flavor, f.d.Before.text("(unset)"), f.d.After.text("(unset)")))
+			who, f.what, row.Resource, row.Flavor, f.d.Before.Text("(unset)"), f.d.After.Text("(unset)")))
 	}
 	return out
+}
+
+// driftOwner is a drifted ClusterQueue's or Cohort's quotas on one side,
+// read by the model as every plan object is.
+func driftOwner(c ResourceChange, side tfplan.Side) *quotaOwner {
+	c.Change.AfterUnknown = nil
+	if side == tfplan.After {
+		c.Change.Before = c.Change.After
+	}
+	s := snapshotOf(model.FromPlan(Plan{ResourceChanges: []ResourceChange{c}}, tfplan.Before))
+	for _, o := range append(s.Queues, s.Cohorts...) {
+		return o
+	}
+	return &quotaOwner{Address: c.Address, Quotas: map[qkey]quota{}}
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/rules"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/tfplan"
 )
 
 // withMultiKueue makes the base platform's ClusterQueue team-a a MultiKueue
@@ -143,7 +145,7 @@ func teamsText(teams []MultiKueueTeam) []teamText {
 		tt := teamText{Team: t.Team, Managers: strings.Join(t.Managers, ","), Checks: strings.Join(t.Checks, ","), Workers: strings.Join(t.Workers, ","),
 			NoWorker: t.NoWorker, Undecided: t.Undecided, NotCompared: t.NotCompared}
 		for _, r := range t.Rows {
-			tt.Rows = append(tt.Rows, r.Resource+": "+r.Manager.text("-")+" vs "+r.Workers.text("-"))
+			tt.Rows = append(tt.Rows, r.Resource+": "+r.Manager.Text("-")+" vs "+r.Workers.Text("-"))
 		}
 		out = append(out, tt)
 	}
@@ -197,17 +199,17 @@ func TestMultiKueueMessages(t *testing.T) {
 		p    platform
 		want []Finding
 	}{
-		"above": {p: withMultiKueue(basePlatform(), "24", "8", "8"), want: []Finding{{ID: "MLP015", Slug: "multikueue-manager-quota-above-workers", Severity: SevError, Resources: res,
-			What: "team team-a/gpu: MultiKueue manager ClusterQueue team-a admits up to 24 nvidia.com/gpu (nominal quota over its flavors), and its workers' ClusterQueues hold only 16 together: " +
+		"above": {p: withMultiKueue(basePlatform(), "24", "8", "8"), want: []Finding{{ID: "MLP015", Check: "multikueue-manager-quota-above-workers", Severity: SevError, Objects: res,
+			Message: "team team-a/gpu: MultiKueue manager ClusterQueue team-a admits up to 24 nvidia.com/gpu (nominal quota over its flavors), and its workers' ClusterQueues hold only 16 together: " +
 				"workloads it admits beyond 16 find no worker that can run them and wait on admission check multikueue",
 			Fix: "set the manager's nominal_quota of nvidia.com/gpu to the workers' sum, 16, or raise the workers' quota"}}},
-		"below": {p: withMultiKueue(basePlatform(), "8", "8", "8"), want: []Finding{{ID: "MLP016", Slug: "multikueue-manager-quota-below-workers", Severity: SevWarning, Resources: res,
-			What: "team team-a/gpu: its workers' ClusterQueues hold 16 nvidia.com/gpu together, and MultiKueue manager ClusterQueue team-a admits only 8 (nominal quota over its flavors): " +
+		"below": {p: withMultiKueue(basePlatform(), "8", "8", "8"), want: []Finding{{ID: "MLP016", Check: "multikueue-manager-quota-below-workers", Severity: SevWarning, Objects: res,
+			Message: "team team-a/gpu: its workers' ClusterQueues hold 16 nvidia.com/gpu together, and MultiKueue manager ClusterQueue team-a admits only 8 (nominal quota over its flavors): " +
 				"8 of the workers' capacity is never used by the team's workloads",
 			Fix: "set the manager's nominal_quota of nvidia.com/gpu to the workers' sum, 16, or lower the workers' quota"}}},
-		"no worker": {p: withMultiKueue(basePlatform(), "8"), want: []Finding{{ID: "MLP015", Slug: "multikueue-manager-quota-above-workers", Severity: SevError,
-			Resources: []string{"mlplatform_local_queue.a", "mlplatform_cluster_queue.a", "mlplatform_multikueue_check.mk"},
-			What: "team team-a/gpu: MultiKueue manager ClusterQueue team-a (admission check multikueue) admits workloads to dispatch to worker clusters worker-1, worker-2, " +
+		"no worker": {p: withMultiKueue(basePlatform(), "8"), want: []Finding{{ID: "MLP015", Check: "multikueue-manager-quota-above-workers", Severity: SevError,
+			Objects: []string{"mlplatform_local_queue.a", "mlplatform_cluster_queue.a", "mlplatform_multikueue_check.mk"},
+			Message: "team team-a/gpu: MultiKueue manager ClusterQueue team-a (admission check multikueue) admits workloads to dispatch to worker clusters worker-1, worker-2, " +
 				"and no worker LocalQueue team-a/gpu with a worker ClusterQueue is in this plan, so no worker can run them and they wait on the admission check",
 			Fix: "create the team's queues in every worker cluster (LocalQueue team-a/gpu, pointing at a ClusterQueue without the MultiKueue check), and set the manager's nominal_quota to the workers' sum"}}},
 	}
@@ -216,10 +218,10 @@ func TestMultiKueueMessages(t *testing.T) {
 	tests["manager LocalQueue name unknown"] = struct {
 		p    platform
 		want []Finding
-	}{p: p, want: []Finding{{ID: "MLP015", Slug: "multikueue-manager-quota-above-workers", Severity: SevUndecided,
-		Resources: []string{"mlplatform_local_queue.a", "mlplatform_cluster_queue.a"},
-		What:      "could not decide which team LocalQueue team-a/(name (known after apply)) of MultiKueue manager ClusterQueue team-a serves: its namespace or name is (known after apply)",
-		Fix:       undecidedFix}}}
+	}{p: p, want: []Finding{{ID: "MLP015", Check: "multikueue-manager-quota-above-workers", Severity: SevUndecided,
+		Objects: []string{"mlplatform_local_queue.a", "mlplatform_cluster_queue.a"},
+		Message: "could not decide which team LocalQueue team-a/(name (known after apply)) of MultiKueue manager ClusterQueue team-a serves: its namespace or name is (known after apply)",
+		Fix:     rules.UndecidedFix}}}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -248,8 +250,8 @@ func TestModulePath(t *testing.T) {
 		`module.t[0].module.u["x"].mlplatform_cluster_queue.q[1]`:                           `module.t[0].module.u["x"].`,
 	}
 	for addr, want := range tests {
-		if got := modulePath(addr); got != want {
-			t.Errorf("modulePath(%q) = %q, want %q", addr, got, want)
+		if got := tfplan.ModulePath(addr); got != want {
+			t.Errorf("tfplan.ModulePath(%q) = %q, want %q", addr, got, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/tfplan"
 )
 
 // withConfiguration gives the plan a configuration in which each resource
@@ -22,7 +23,7 @@ func withConfiguration(p Plan, keys map[string]string) Plan {
 	root := &tree{calls: map[string]*tree{}}
 	for addr, key := range keys {
 		m := root
-		rest := stripKeys(addr)
+		rest := tfplan.StripKeys(addr)
 		for strings.HasPrefix(rest, "module.") {
 			rest = strings.TrimPrefix(rest, "module.")
 			name := rest[:strings.Index(rest, ".")]
@@ -96,14 +97,14 @@ func TestClusterKeys(t *testing.T) {
 	p, keys := multiRegion("8", "8")
 	plan := withConfiguration(p.plan(t), keys)
 	got := map[string]string{}
-	ck := clusterKeysOf(plan)
+	ck := tfplan.ClusterKeysOf(plan)
 	for _, rc := range plan.ResourceChanges {
-		got[rc.Address] = ck.of(rc.Address)
+		got[rc.Address] = ck.Of(rc.Address)
 	}
 	if diff := cmp.Diff(keys, got); diff != "" {
 		t.Errorf("cluster keys (-want +got):\n%s", diff)
 	}
-	if got := clusterKeysOf(p.plan(t)).of("mlplatform_gpu_pool.europe_h100"); got != "" {
+	if got := tfplan.ClusterKeysOf(p.plan(t)).Of("mlplatform_gpu_pool.europe_h100"); got != "" {
 		t.Errorf("without configuration: %q, want \"\"", got)
 	}
 	// A resource deleted from the configuration takes its module's cluster;
@@ -112,7 +113,7 @@ func TestClusterKeys(t *testing.T) {
 		`module.team_europe["a"].mlplatform_resource_flavor.gone`: "mlplatform.europe",
 		`mlplatform_resource_flavor.gone`:                         "",
 	} {
-		if got := ck.of(addr); got != want {
+		if got := ck.Of(addr); got != want {
 			t.Errorf("deleted %s: cluster %q, want %q", addr, got, want)
 		}
 	}
@@ -121,7 +122,7 @@ func TestClusterKeys(t *testing.T) {
 	for a := range keys {
 		one[a] = "mlplatform"
 	}
-	if ck := clusterKeysOf(withConfiguration(p.plan(t), one)); ck != nil {
+	if ck := tfplan.ClusterKeysOf(withConfiguration(p.plan(t), one)); ck != nil {
 		t.Errorf("a plan of one provider configuration has cluster keys %v", ck)
 	}
 }
@@ -133,8 +134,8 @@ func TestStripKeys(t *testing.T) {
 		`module.team["nlp"].mlplatform_cluster_queue.this`:      `module.team.mlplatform_cluster_queue.this`,
 		`module.t["a\"].b"].module.u[0].mlplatform_x.y["k[1]"]`: `module.t.module.u.mlplatform_x.y`,
 	} {
-		if got := stripKeys(addr); got != want {
-			t.Errorf("stripKeys(%q) = %q, want %q", addr, got, want)
+		if got := tfplan.StripKeys(addr); got != want {
+			t.Errorf("tfplan.StripKeys(%q) = %q, want %q", addr, got, want)
 		}
 	}
 }
@@ -150,7 +151,7 @@ func TestMultiRegionCapacityAndCost(t *testing.T) {
 	type row struct{ Flavor, Admissible, Provided, Pools, Status string }
 	var got []row
 	for _, c := range r.Capacity {
-		got = append(got, row{r.flavorLabel(c), c.Admissible.After.text(unset), c.Provided.After.text(unset), strings.Join(c.Pools, ","), c.Status})
+		got = append(got, row{r.flavorLabel(c), c.Admissible.After.Text(unset), c.Provided.After.Text(unset), strings.Join(c.Pools, ","), c.Status})
 	}
 	want := []row{
 		{"h100 (mlplatform.manager)", "16", unset, "", managerFlavorStatus},
@@ -162,7 +163,7 @@ func TestMultiRegionCapacityAndCost(t *testing.T) {
 	}
 	var pools []string
 	for _, c := range r.Costs {
-		pools = append(pools, c.Pool+": "+c.GPUs.After.text(unset))
+		pools = append(pools, c.Pool+": "+c.GPUs.After.Text(unset))
 	}
 	if diff := cmp.Diff([]string{"h100-spot (proj/europe-west4/worker-europe): 16", "h100-spot (proj/us-east4/worker-us): 16"}, pools); diff != "" {
 		t.Errorf("cost rows (-want +got):\n%s", diff)
@@ -193,7 +194,7 @@ func TestMultiRegionLookups(t *testing.T) {
 		var got [][]string
 		for _, f := range r.Checks {
 			if f.ID == "MLP002" {
-				got = append(got, f.Resources)
+				got = append(got, f.Objects)
 			}
 		}
 		want := [][]string{{us + "mlplatform_local_queue.gpu", us + "mlplatform_cluster_queue.this", us + "mlplatform_team_namespace.this"}}
@@ -213,7 +214,7 @@ func TestMultiRegionPoolsOfFlavorByCluster(t *testing.T) {
 	var got [][]string
 	for _, f := range r.Checks {
 		if f.ID == "MLP013" {
-			got = append(got, f.Resources)
+			got = append(got, f.Objects)
 		}
 	}
 	want := [][]string{{`module.team_us["a"].mlplatform_cluster_queue.this`, "mlplatform_resource_flavor.us_h100", "mlplatform_gpu_pool.us_h100"}}
@@ -239,7 +240,7 @@ func TestRealMultiRegionPlan(t *testing.T) {
 	golden(t, "real_multi_region.md", b.String())
 	var capacity, findings []string
 	for _, c := range r.Capacity {
-		capacity = append(capacity, r.flavorLabel(c)+": "+c.Admissible.After.text(unset)+" / "+c.Provided.After.text(unset)+": "+c.Status)
+		capacity = append(capacity, r.flavorLabel(c)+": "+c.Admissible.After.Text(unset)+" / "+c.Provided.After.Text(unset)+": "+c.Status)
 	}
 	if diff := cmp.Diff([]string{
 		"h100 (mlplatform.manager): 32 / —: " + managerFlavorStatus,
@@ -255,7 +256,7 @@ func TestRealMultiRegionPlan(t *testing.T) {
 		t.Errorf("hourly total $%s, want $142.37 (2 pools of 16 H100)", got)
 	}
 	for _, f := range r.Checks {
-		findings = append(findings, f.ID+" "+string(f.Severity)+" "+strings.SplitN(f.What, ":", 2)[0])
+		findings = append(findings, f.ID+" "+string(f.Severity)+" "+strings.SplitN(f.Message, ":", 2)[0])
 	}
 	if diff := cmp.Diff([]string{"MLP015 error team team-vision/gpu", "MLP016 warning team team-nlp/gpu"}, findings); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)

@@ -141,9 +141,9 @@ const unset = "—"
 
 func deltaText(d Delta) string {
 	if !d.changed() {
-		return d.After.text(unset)
+		return d.After.Text(unset)
 	}
-	return d.Before.text(unset) + " → " + d.After.text(unset)
+	return d.Before.Text(unset) + " → " + d.After.Text(unset)
 }
 
 func usd(v float64) string {
@@ -236,7 +236,7 @@ func blocks(r Report) []any {
 			t := table{header: []string{"Cohort total (member queues' nominal quota)", "Resource", "Before", "After", "Change"}}
 			for _, tot := range g.Totals {
 				fs := sharingOf(r.Sharing, tot.Flavor, tot.Resource)
-				t.rows = append(t.rows, []string{tot.Flavor, tot.Resource, tot.Nominal.Before.text("0"), tot.Nominal.After.text("0"), fs.inUnits(tot.Change.signed(), tot.Change)})
+				t.rows = append(t.rows, []string{tot.Flavor, tot.Resource, tot.Nominal.Before.Text("0"), tot.Nominal.After.Text("0"), fs.inUnits(tot.Change.Signed(), tot.Change)})
 			}
 			out = append(out, t)
 		}
@@ -253,7 +253,7 @@ func blocks(r Report) []any {
 		for _, c := range r.Capacity {
 			peak := unset
 			if c.Peak.State != qAbsent {
-				peak = c.PeakQueue + ": " + c.Peak.text(unset)
+				peak = c.PeakQueue + ": " + c.Peak.Text(unset)
 			}
 			status := c.Status
 			if c.Overcommit {
@@ -323,7 +323,7 @@ func blocks(r Report) []any {
 			"Borrowing moves unused quota between members of a cohort tree but never adds to it, so this sum is the most the queues can hold at once.",
 		"Largest single queue: its nominal quota plus what it may borrow, which is its borrowing_limit (unset: no limit) capped by what the rest of " +
 			"its cohort can lend (each other member's lending_limit, or its whole nominal quota when unset, plus the cohort's own quota); parent cohorts are not counted.",
-		"Pools provide: autoscaling.max_nodes × gpu.count summed over the mlplatform_gpu_pool resources whose node_selector is a subset of the flavor's node_labels. " +
+		"Pools provide: autoscaling.max_nodes × gpu.count summed over the mlplatform_gpu_pool resources the flavor stands for: those whose nodes carry every one of its node_labels. " +
 			"Over-commit: the queues may admit more GPUs than the pools can provide.",
 		"Cost: max_nodes × gpu.count × the price per GPU-hour for the pool's accelerator and capacity type; the 7-day window (168 hours, " +
 			"the longest a flex-start node runs) is shown for flex-start pools only.",
@@ -382,7 +382,7 @@ func quotaTable(owner string, rows []QuotaRow, sharing map[string]*FlavorSharing
 		if fs != nil && r.Nominal.After.State == qKnown {
 			nominal = fs.inUnits(nominal, r.Nominal.After)
 		}
-		t.rows = append(t.rows, []string{name, r.Flavor, r.Resource, nominal, deltaText(r.Borrowing), deltaText(r.Lending), fs.inUnits(r.NominalDelta.signed(), r.NominalDelta)})
+		t.rows = append(t.rows, []string{name, r.Flavor, r.Resource, nominal, deltaText(r.Borrowing), deltaText(r.Lending), fs.inUnits(r.NominalDelta.Signed(), r.NominalDelta)})
 	}
 	return t
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/model"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 )
 
@@ -128,7 +129,7 @@ func TestQuantitiesCompareByValue(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if got := knownQty(tc.a).equal(knownQty(tc.b)); got != tc.want {
+			if got := model.KnownQty(tc.a).Equal(model.KnownQty(tc.b)); got != tc.want {
 				t.Errorf("%q equal %q = %v, want %v", tc.a, tc.b, got, tc.want)
 			}
 		})

@@ -11,118 +11,20 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/model"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
+
+// Slicing is how a pool's nodes report nvidia.com/gpu (model.Slicing).
+type Slicing = model.Slicing
 
 // Units a pool's nvidia.com/gpu stands for.
 const (
-	unitGPUs   = "GPUs"
-	unitSlices = "slices" // MIG, with or without sharing on top
-	unitShares = "shares" // time-sharing or MPS without MIG
+	unitGPUs   = model.UnitGPUs
+	unitSlices = model.UnitSlices
+	unitShares = model.UnitShares
 )
-
-// Slicing is how a pool's nodes report nvidia.com/gpu.
-type Slicing struct {
-	Unit      string // unitGPUs, unitSlices or unitShares; "" when unknown until apply
-	PerGPU    int64  // nvidia.com/gpu per physical GPU; 0 when unknown
-	Partition string // MIG partition size, "" for none
-	Strategy  string // "time_sharing", "mps", "" for none
-	Clients   int64  // max_shared_clients_per_gpu
-	GPUCount  int64  // gpu.count; 0 when unknown
-}
-
-func (s Slicing) sliced() bool { return s.Unit == unitSlices || s.Unit == unitShares }
-
-func (s Slicing) same(o Slicing) bool {
-	return s.Unit == o.Unit && s.PerGPU == o.PerGPU && s.Partition == o.Partition && s.Strategy == o.Strategy && s.Clients == o.Clients
-}
-
-func strategyText(s string) string {
-	switch s {
-	case "time_sharing":
-		return "time-sharing"
-	case "mps":
-		return "MPS"
-	}
-	return s
-}
-
-// describe names the slicing in words: "MIG 1g.5gb, 7 slices per GPU".
-func (s Slicing) describe() string {
-	if s.Unit == "" {
-		return "slicing " + unknownText
-	}
-	if !s.sliced() {
-		return "whole GPUs"
-	}
-	var parts []string
-	if s.Partition != "" {
-		parts = append(parts, "MIG "+s.Partition)
-	}
-	if s.Strategy != "" {
-		parts = append(parts, fmt.Sprintf("%s × %d clients", strategyText(s.Strategy), s.Clients))
-	}
-	per := unknownText
-	if s.PerGPU > 0 {
-		per = itoa(s.PerGPU)
-	}
-	return fmt.Sprintf("%s, %s %s per GPU", strings.Join(parts, " + "), per, s.Unit)
-}
-
-// slicing reads the pool's gpu.partition_size and gpu.sharing.
-func (p *poolState) slicing() Slicing {
-	if p.PartitionUnknown || p.SharingUnknown {
-		return Slicing{}
-	}
-	s := Slicing{Partition: p.Partition, Strategy: p.Strategy, Clients: p.Clients}
-	if p.CountKnown {
-		s.GPUCount = p.GPUCount
-	}
-	switch {
-	case p.Partition != "":
-		s.Unit = unitSlices
-	case p.Strategy != "":
-		s.Unit = unitShares
-	default:
-		s.Unit, s.PerGPU = unitGPUs, 1
-		return s
-	}
-	if p.AllocState == qKnown && p.CountKnown && p.GPUCount > 0 && p.Alloc%p.GPUCount == 0 {
-		s.PerGPU = p.Alloc / p.GPUCount
-	}
-	return s
-}
-
-// perNode is the nvidia.com/gpu one node reports: allocatable_gpus_per_node,
-// or gpu.count in plans of providers without that attribute (whose pools
-// are never sliced). why names what is unknown.
-func (p *poolState) perNode() (q Qty, why string) {
-	switch {
-	case p.AllocState == qKnown:
-		return knownQty(itoa(p.Alloc)), ""
-	case p.AllocState == qUnknown:
-		return Qty{State: qUnknown}, "allocatable_gpus_per_node"
-	case p.PartitionUnknown || p.SharingUnknown || p.Partition != "" || p.Strategy != "":
-		// sliced, but the plan does not say how many slices a node has: not guessed
-		return Qty{State: qUnknown}, "allocatable_gpus_per_node"
-	case !p.CountKnown:
-		return Qty{State: qUnknown}, "size"
-	}
-	return knownQty(itoa(p.GPUCount)), ""
-}
-
-// units is max_nodes × perNode: the nvidia.com/gpu the pool provides at its
-// largest, or unknown.
-func (p *poolState) units() (Qty, string) {
-	if !p.MaxKnown {
-		return Qty{State: qUnknown}, "size"
-	}
-	n, why := p.perNode()
-	if n.State != qKnown {
-		return n, why
-	}
-	return knownQty(itoa(p.MaxNodes * n.q.Value())), ""
-}
 
 // FlavorSharing is the slicing of the pools a flavor's node labels select,
 // after the plan (before, for a flavor the plan removes).
@@ -163,17 +65,17 @@ func flavorSharing(before, after snapshot) map[string]*FlavorSharing {
 			fs := &FlavorSharing{Flavor: f.Name}
 			first := true
 			for _, p := range s.Pools {
-				if p.SelectorUnknown || !p.matches(f.Labels) {
+				if p.Cluster != f.Cluster || p.standsFor(f) != model.Yes {
 					continue
 				}
 				sl := p.slicing()
-				fs.Pools = append(fs.Pools, "pool "+p.Name+": "+sl.describe())
+				fs.Pools = append(fs.Pools, "pool "+p.Name+": "+sl.Describe())
 				if p.CountKnown {
 					fs.GPUs = append(fs.GPUs, p.GPUCount)
 				}
 				if first {
 					fs.Slicing, first = sl, false
-				} else if !fs.Slicing.same(sl) {
+				} else if !fs.Slicing.Same(sl) {
 					fs.Disagree = true
 				}
 			}
@@ -190,10 +92,10 @@ func flavorSharing(before, after snapshot) map[string]*FlavorSharing {
 // "3/7 GPU", "1 3/7 GPUs"; "" when n is not a whole number or the ratio is
 // not known.
 func gpuEquivalent(n Qty, perGPU int64) string {
-	if n.State != qKnown || n.invalid || perGPU <= 0 {
+	if n.State != qKnown || n.Invalid() || perGPU <= 0 {
 		return ""
 	}
-	v, ok := n.q.AsInt64()
+	v, ok := n.IntValue()
 	if !ok {
 		return ""
 	}
@@ -255,10 +157,10 @@ func (f *FlavorSharing) notes() []string {
 	}
 	note := fmt.Sprintf("%s: %s; its quota counts %s.", f.Flavor, strings.Join(f.Pools, "; "), s.Unit)
 	switch s.Strategy {
-	case "time_sharing":
+	case spec.SharingTimeSharing:
 		note += " Time-sharing: a container may request at most 1 " + gpuResource +
 			"; a pod asking for more is admitted by Kueue and then fails at the node (UnexpectedAdmissionError)."
-	case "mps":
+	case spec.SharingMPS:
 		multi := false
 		for _, n := range f.GPUs {
 			multi = multi || n > 1
@@ -286,7 +188,7 @@ func poolSharingSide(p *poolState, prices pricing.Table) (desc string, perNode, 
 		return "", Qty{}, Qty{}, Money{}, Money{}
 	}
 	sl := p.slicing()
-	desc = sl.describe()
+	desc = sl.Describe()
 	perNode, _ = p.perNode()
 	atMax, _ = p.units()
 	if p.Capacity == "" || p.GPUType == "" {

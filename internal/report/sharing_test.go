@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/model"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 )
 
@@ -28,7 +29,7 @@ func TestGPUEquivalent(t *testing.T) {
 		{"7", 0, ""},    // slices per GPU unknown
 	}
 	for _, tc := range tests {
-		if got := gpuEquivalent(knownQty(tc.n), tc.perGPU); got != tc.want {
+		if got := gpuEquivalent(model.KnownQty(tc.n), tc.perGPU); got != tc.want {
 			t.Errorf("gpuEquivalent(%s, %d) = %q, want %q", tc.n, tc.perGPU, got, tc.want)
 		}
 	}
@@ -75,19 +76,20 @@ func sharingPlan(t *testing.T, labels map[string]any, quota string, pools ...map
 	return Build(plan, Options{Prices: pricing.Default()})
 }
 
-// gpuPool is an mlplatform_gpu_pool's planned object; alloc nil leaves
+// gpuPool is an mlplatform_gpu_pool's planned object, with node labels
+// (its nodes carry them, and GKE's own); alloc nil leaves
 // allocatable_gpus_per_node out, as plans of older providers do.
-func gpuPool(name string, count int, partition, strategy any, clients int, maxNodes int, alloc any, selector map[string]any) map[string]any {
+func gpuPool(name string, count int, partition, strategy any, clients int, maxNodes int, alloc any, labels map[string]any) map[string]any {
 	var sharing any
 	if strategy != nil {
 		sharing = map[string]any{"strategy": strategy, "max_shared_clients_per_gpu": clients}
 	}
 	p := map[string]any{
-		"name":          name,
-		"gpu":           map[string]any{"type": "nvidia-tesla-a100", "count": count, "partition_size": partition, "sharing": sharing},
-		"capacity":      "on_demand",
-		"autoscaling":   map[string]any{"max_nodes": maxNodes},
-		"node_selector": selector,
+		"name":        name,
+		"gpu":         map[string]any{"type": "nvidia-tesla-a100", "count": count, "partition_size": partition, "sharing": sharing},
+		"capacity":    "on_demand",
+		"autoscaling": map[string]any{"max_nodes": maxNodes},
+		"labels":      labels,
 	}
 	if alloc != nil {
 		p["allocatable_gpus_per_node"] = alloc
@@ -147,10 +149,10 @@ func TestCapacityAllocatableFallbackAndUnknown(t *testing.T) {
 
 func TestSharingPoolsDisagree(t *testing.T) {
 	t.Parallel()
-	labels := map[string]any{"team": "x", "cloud.google.com/gke-gpu-partition-size": "1g.5gb"}
+	labels := map[string]any{"team": "x"} // the flavor stands for both pools
 	r := sharingPlan(t, labels, "7",
 		gpuPool("mig", 1, "1g.5gb", nil, 0, 1, 7, labels),
-		gpuPool("whole", 1, nil, nil, 0, 1, 1, map[string]any{"team": "x"}))
+		gpuPool("whole", 1, nil, nil, 0, 1, 1, labels))
 	fs := r.Sharing["f"]
 	if fs == nil || !fs.Disagree {
 		t.Fatalf("sharing of f: %+v; want the pools to disagree", fs)

@@ -1,22 +1,17 @@
 package report
 
-import "strings"
-
-// A snapshot is the platform as one side of the plan sees it: before (the
-// state Terraform refreshed) or after (what apply will leave). Every
-// resource_changes entry contributes its before or after object, so no-op
-// resources are in both and the capacity check sees the whole platform.
-
-type side int
-
-const (
-	sideBefore side = iota
-	sideAfter
+import (
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/model"
 )
 
-type qkey struct{ Flavor, Resource string }
+// A snapshot is the platform as one side of the plan sees it (the model,
+// model.FromPlan, before or after), in the shapes the quota, capacity and
+// cost tables read: no-op resources are on both sides, so the capacity
+// check sees the whole platform.
 
-type quota struct{ Nominal, Borrowing, Lending Qty }
+type qkey = model.QuotaKey
+
+type quota = model.Quota
 
 // quotaOwner is a ClusterQueue or a Cohort with resource_groups.
 type quotaOwner struct {
@@ -36,40 +31,25 @@ type quotaOwner struct {
 }
 
 type flavorState struct {
+	*model.Flavor
 	Address       string
-	Name          string
-	Labels        map[string]string
+	Name          string // known name, or the address
 	LabelsUnknown bool
-	Cluster       string // provider configuration key, "" when not known
+	Cluster       string
 }
 
+// poolState is a pool as the tables read it.
 type poolState struct {
-	Address         string
-	Name            string
-	GPUType         string // "" when unknown
-	GPUCount        int64
-	CountKnown      bool
-	Capacity        string // "" when unknown
-	MaxNodes        int64
-	MaxKnown        bool
-	Selector        map[string]string
-	SelectorUnknown bool
-
-	// GPU sharing (see sharing.go). Partition is gpu.partition_size, ""
-	// when null; Strategy and Clients are gpu.sharing, "" and 0 when null.
-	Partition        string
-	PartitionUnknown bool
-	Strategy         string
-	Clients          int64
-	SharingUnknown   bool
-	// Alloc is allocatable_gpus_per_node: the nvidia.com/gpu one node
-	// reports. AllocState is qAbsent in plans of providers without it.
-	Alloc      int64
-	AllocState qstate
-	// Cluster is the provider configuration key ("" when not known); Where
-	// the pool's project/location/cluster attributes, for its label.
-	Cluster string
-	Where   string
+	*model.Pool
+	Address    string
+	Name       string // known name, or the address
+	GPUType    string // "" when unknown
+	GPUCount   int64
+	CountKnown bool
+	Capacity   string // "" when unknown
+	MaxNodes   int64
+	MaxKnown   bool
+	Cluster    string
 }
 
 type snapshot struct {
@@ -79,66 +59,60 @@ type snapshot struct {
 	Pools   []*poolState
 	// MKChecks are the known names of the mlplatform_multikueue_checks.
 	MKChecks map[string]bool
+	pl       *model.Platform
 }
 
-func (c ResourceChange) side(s side) node {
-	if s == sideBefore {
-		return node{v: c.Change.Before}
+func nameOr(n model.Known, addr string) string {
+	if n.Known {
+		return n.S
 	}
-	return node{v: c.Change.After, u: c.Change.AfterUnknown}
+	return addr
 }
 
-// eachObject calls fn with each managed resource's object on side s,
-// skipping data sources and objects that are null there (created or
-// destroyed).
-func eachObject(changes []ResourceChange, s side, fn func(c ResourceChange, obj node)) {
-	for _, c := range changes {
-		if c.Mode != "" && c.Mode != "managed" {
-			continue
+func queueOwner(q *model.ClusterQueue) *quotaOwner {
+	o := &quotaOwner{Address: q.Address, Name: nameOr(model.QueueName(q), q.Address), Cluster: q.Cluster,
+		Parent: model.QtyOf(q.Spec.Cohort, q.Unknown.Any("cohort")), GroupsUnknown: q.GroupsUnknown()}
+	o.Keys, o.Quotas = model.Quotas(q.Spec.ResourceGroups, q.Unknown)
+	for name := range q.Spec.AdmissionChecks {
+		o.Checks = append(o.Checks, name)
+	}
+	return o
+}
+
+func cohortOwner(c *model.Cohort) *quotaOwner {
+	o := &quotaOwner{Address: c.Address, Name: nameOr(model.CohortName(c), c.Address), Cluster: c.Cluster,
+		Parent: model.QtyOf(c.Spec.Parent, c.Unknown.Any("parent")), GroupsUnknown: c.GroupsUnknown()}
+	o.Keys, o.Quotas = model.Quotas(c.Spec.ResourceGroups, c.Unknown)
+	return o
+}
+
+func snapshotOf(pl *model.Platform) snapshot {
+	snap := snapshot{MKChecks: map[string]bool{}, pl: pl}
+	for _, q := range pl.Queues {
+		snap.Queues = append(snap.Queues, queueOwner(q))
+	}
+	for _, c := range pl.Cohorts {
+		snap.Cohorts = append(snap.Cohorts, cohortOwner(c))
+	}
+	for _, f := range pl.Flavors {
+		snap.Flavors = append(snap.Flavors, &flavorState{Flavor: f, Address: f.Address, Name: nameOr(model.FlavorName(f), f.Address),
+			LabelsUnknown: f.Unknown.Any("node_labels"), Cluster: f.Cluster})
+	}
+	for _, p := range pl.Pools {
+		ps := &poolState{Pool: p, Address: p.Address, Name: p.Spec.Name, Cluster: p.Cluster, Capacity: p.Capacity()}
+		if ps.Name == "" {
+			ps.Name = p.Address
 		}
-		if obj := c.side(s); !obj.null() {
-			fn(c, obj)
+		ps.GPUType, _ = p.GPUType()
+		ps.GPUCount, ps.CountKnown = p.GPUCount()
+		ps.MaxNodes, ps.MaxKnown = p.MaxNodes()
+		snap.Pools = append(snap.Pools, ps)
+	}
+	for _, m := range pl.MultiKueueChecks {
+		if n := model.MultiKueueCheckName(m); n.Known {
+			snap.MKChecks[n.S] = true
 		}
 	}
-}
-
-func flavorOf(addr string, obj node) *flavorState {
-	labels, unknown := obj.get("node_labels").stringMap()
-	return &flavorState{Address: addr, Name: nameOf(addr, obj), Labels: labels, LabelsUnknown: unknown}
-}
-
-func snapshotOf(changes []ResourceChange, s side, keys clusterKeys) snapshot {
-	snap := snapshot{MKChecks: map[string]bool{}}
-	eachObject(changes, s, func(c ResourceChange, obj node) {
-		cluster := keys.of(c.Address)
-		switch c.Type {
-		case "mlplatform_cluster_queue":
-			q := ownerOf(c.Address, obj, "cohort")
-			q.Cluster = cluster
-			if m, ok := obj.get("admission_checks").v.(map[string]any); ok {
-				for name := range m {
-					q.Checks = append(q.Checks, name)
-				}
-			}
-			snap.Queues = append(snap.Queues, q)
-		case "mlplatform_cohort":
-			co := ownerOf(c.Address, obj, "parent")
-			co.Cluster = cluster
-			snap.Cohorts = append(snap.Cohorts, co)
-		case "mlplatform_resource_flavor":
-			f := flavorOf(c.Address, obj)
-			f.Cluster = cluster
-			snap.Flavors = append(snap.Flavors, f)
-		case "mlplatform_gpu_pool":
-			p := poolOf(c.Address, obj)
-			p.Cluster = cluster
-			snap.Pools = append(snap.Pools, p)
-		case "mlplatform_multikueue_check":
-			if n, ok := obj.get("name").str(); ok {
-				snap.MKChecks[n] = true
-			}
-		}
-	})
 	return snap
 }
 
@@ -154,113 +128,17 @@ func (s snapshot) manager(q *quotaOwner) bool {
 	return false
 }
 
-func nameOf(addr string, obj node) string {
-	if n, ok := obj.get("name").str(); ok {
-		return n
-	}
-	return addr
-}
-
-func ownerOf(addr string, obj node, parentAttr string) *quotaOwner {
-	o := &quotaOwner{Address: addr, Name: nameOf(addr, obj), Parent: qtyOf(obj.get(parentAttr)), Quotas: map[qkey]quota{}}
-	groups := obj.get("resource_groups")
-	if groups.unknown() {
-		o.GroupsUnknown = true
-		return o
-	}
-	for _, g := range groups.list() {
-		flavors := g.get("flavors")
-		if flavors.unknown() {
-			o.GroupsUnknown = true
-			continue
-		}
-		for _, f := range flavors.list() {
-			fname, ok := f.get("name").str()
-			resources := f.get("resources")
-			if !ok || resources.unknown() {
-				o.GroupsUnknown = true
-				continue
-			}
-			for _, r := range resources.list() {
-				rname, ok := r.get("name").str()
-				if !ok {
-					o.GroupsUnknown = true
-					continue
-				}
-				k := qkey{Flavor: fname, Resource: rname}
-				if _, dup := o.Quotas[k]; !dup {
-					o.Keys = append(o.Keys, k)
-				}
-				o.Quotas[k] = quota{
-					Nominal:   qtyOf(r.get("nominal_quota")),
-					Borrowing: qtyOf(r.get("borrowing_limit")),
-					Lending:   qtyOf(r.get("lending_limit")),
-				}
-			}
-		}
-	}
-	return o
-}
-
-func poolOf(addr string, obj node) *poolState {
-	p := &poolState{Address: addr, Name: nameOf(addr, obj)}
-	var where []string
-	for _, a := range []string{"project", "location", "cluster"} {
-		if v, ok := obj.get(a).str(); ok && v != "" {
-			where = append(where, v)
-		}
-	}
-	p.Where = strings.Join(where, "/")
-	gpu := obj.get("gpu")
-	p.GPUType, _ = gpu.get("type").str()
-	p.GPUCount, p.CountKnown = gpu.get("count").integer()
-	p.Capacity, _ = obj.get("capacity").str()
-	p.MaxNodes, p.MaxKnown = obj.get("autoscaling").get("max_nodes").integer()
-	p.Selector, p.SelectorUnknown = obj.get("node_selector").stringMap()
-	part := gpu.get("partition_size")
-	p.PartitionUnknown = part.unknown()
-	p.Partition, _ = part.str()
-	sh := gpu.get("sharing")
-	switch {
-	case sh.unknown():
-		p.SharingUnknown = true
-	case !sh.null():
-		strategy, clients := sh.get("strategy"), sh.get("max_shared_clients_per_gpu")
-		var ok1, ok2 bool
-		p.Strategy, ok1 = strategy.str()
-		p.Clients, ok2 = clients.integer()
-		p.SharingUnknown = !ok1 || !ok2
-	}
-	alloc := obj.get("allocatable_gpus_per_node")
-	switch n, ok := alloc.integer(); {
-	case alloc.unknown():
-		p.AllocState = qUnknown
-	case ok:
-		p.Alloc, p.AllocState = n, qKnown
-	}
-	return p
-}
-
 // gpus is max_nodes × gpu.count, or unknown.
-func (p *poolState) gpus() Qty {
-	if !p.MaxKnown || !p.CountKnown {
-		return Qty{State: qUnknown}
-	}
-	return knownQty(itoa(p.MaxNodes * p.GPUCount))
-}
+func (p *poolState) gpus() Qty { return p.GPUsAtMax() }
 
-// matches: the pool's node selector is a non-empty subset of the labels, so
-// a workload admitted on the flavor can land on the pool's nodes.
-func (p *poolState) matches(labels map[string]string) bool {
-	if len(p.Selector) == 0 {
-		return false
-	}
-	for k, v := range p.Selector {
-		if lv, ok := labels[k]; !ok || lv != v {
-			return false
-		}
-	}
-	return true
+// slicing, perNode and units are the model's (model.Pool).
+func (p *poolState) slicing() Slicing       { return p.Slicing() }
+func (p *poolState) perNode() (Qty, string) { return p.PerNode() }
+func (p *poolState) units() (Qty, string)   { return p.Units() }
+
+// standsFor says whether the flavor stands for the pool (model.StandsFor).
+func (p *poolState) standsFor(f *flavorState) model.Decision {
+	return model.StandsFor(f.Flavor, p.Pool)
 }
 
 // flavor is the flavor of that name in the cluster.
