@@ -351,12 +351,15 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 			},
 			{
 				// Within rotate_before of expiry, a plan rotates the token, and
-				// the former token is revoked in the worker.
+				// the former token is revoked in the worker. The window opens
+				// 20 s after a token is written: the new token must still be
+				// outside it when the refresh after this apply runs (with a 2 s
+				// gap, a loaded machine took longer and planned a rotation again).
 				PreConfig: func() {
-					time.Sleep(2 * time.Second)
+					time.Sleep(21 * time.Second)
 					formerToken, _, _ = secretToken(ctx, mgr, "worker-1")
 				},
-				Config: providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"19m58s\"\n", both),
+				Config: providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"19m40s\"\n", both),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret", "rotate_before"),
 				}},
