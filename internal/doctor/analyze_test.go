@@ -17,12 +17,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol/netpoltest"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/rules"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
@@ -53,7 +55,8 @@ func healthy() *Snapshot {
 		s.CRDs = append(s.CRDs, crd(k+".kueue.x-k8s.io", "v1beta2", "v1beta1"))
 	}
 	s.CRDs = append(s.CRDs, crd(provisioningRequestCRD, "v1"))
-	for _, r := range []*Read{&s.CRDsRead, &s.DeploymentsRead, &s.Webhook, &s.NamespacesRead, &s.CQRead, &s.LQRead, &s.FlavorsRead, &s.ACRead, &s.WorkloadsRead, &s.PoolsRead} {
+	for _, r := range []*Read{&s.CRDsRead, &s.DeploymentsRead, &s.Webhook, &s.NamespacesRead, &s.CQRead, &s.LQRead, &s.FlavorsRead, &s.ACRead, &s.WorkloadsRead,
+		&s.CohortsRead, &s.ProvisioningConfigsRead, &s.MultiKueueConfigsRead, &s.ServiceAccountsRead} {
 		r.What = "something"
 	}
 	s.NetworkPoliciesRead.What = "NetworkPolicies"
@@ -64,6 +67,13 @@ func healthy() *Snapshot {
 	}
 	// a namespace without the platform's default deny is not a team namespace
 	s.NetworkPolicies = append(s.NetworkPolicies, netpoltest.Widening("kube-system")["allow-everything"])
+	// the team's Workload Identity binding
+	s.ServiceAccounts = []corev1.ServiceAccount{
+		{ObjectMeta: metav1.ObjectMeta{Name: "trainer", Namespace: "team-nlp", Annotations: map[string]string{spec.GSAAnnotation: "trainer@p.iam.gserviceaccount.com"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "team-nlp"}},
+	}
+	s.ProvisioningConfigs = []kueuev1beta2.ProvisioningRequestConfig{{ObjectMeta: metav1.ObjectMeta{Name: "dws"},
+		Spec: kueuev1beta2.ProvisioningRequestConfigSpec{ProvisioningClassName: spec.QueuedProvisioningClass}}}
 	s.PoolsRead.What = "GKE node pools"
 	s.Namespaces = []corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "team-nlp", Labels: map[string]string{"mlplatform.dev/team": "nlp"}}}}
 	gpuTol := corev1.Toleration{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
@@ -78,21 +88,35 @@ func healthy() *Snapshot {
 	s.AdmissionChecks = []kueuev1beta2.AdmissionCheck{{ObjectMeta: metav1.ObjectMeta{Name: "dws"},
 		Spec:   kueuev1beta2.AdmissionCheckSpec{ControllerName: kueuev1beta2.ProvisioningRequestControllerName, Parameters: &kueuev1beta2.AdmissionCheckParametersReference{Name: "dws"}},
 		Status: kueuev1beta2.AdmissionCheckStatus{Conditions: active("Active", true)}}}
+	quota := func(flavor string, gpus int64) kueuev1beta2.FlavorQuotas {
+		return kueuev1beta2.FlavorQuotas{Name: kueuev1beta2.ResourceFlavorReference(flavor), Resources: []kueuev1beta2.ResourceQuota{
+			{Name: corev1.ResourceCPU, NominalQuota: resource.MustParse("64")}, {Name: "nvidia.com/gpu", NominalQuota: *resource.NewQuantity(gpus, resource.DecimalSI)}}}
+	}
 	s.ClusterQueues = []kueuev1beta2.ClusterQueue{{ObjectMeta: metav1.ObjectMeta{Name: "team-nlp"},
 		Spec: kueuev1beta2.ClusterQueueSpec{
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"mlplatform.dev/team": "nlp"}},
-			ResourceGroups:    []kueuev1beta2.ResourceGroup{{Flavors: []kueuev1beta2.FlavorQuotas{{Name: "l4"}, {Name: "flex"}, {Name: "default"}}}},
+			ResourceGroups: []kueuev1beta2.ResourceGroup{{CoveredResources: []corev1.ResourceName{corev1.ResourceCPU, "nvidia.com/gpu"},
+				Flavors: []kueuev1beta2.FlavorQuotas{quota("l4", 8), quota("flex", 16)}},
+				{CoveredResources: []corev1.ResourceName{corev1.ResourceMemory}, Flavors: []kueuev1beta2.FlavorQuotas{{Name: "default",
+					Resources: []kueuev1beta2.ResourceQuota{{Name: corev1.ResourceMemory, NominalQuota: resource.MustParse("256Gi")}}}}}},
+			AdmissionChecksStrategy: &kueuev1beta2.AdmissionChecksStrategy{AdmissionChecks: []kueuev1beta2.AdmissionCheckStrategyRule{
+				{Name: "dws", OnFlavors: []kueuev1beta2.ResourceFlavorReference{"flex"}}}},
 		},
 		Status: kueuev1beta2.ClusterQueueStatus{Conditions: active("Ready", true)}}}
 	s.LocalQueues = []kueuev1beta2.LocalQueue{{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: "team-nlp"},
 		Spec: kueuev1beta2.LocalQueueSpec{ClusterQueue: "team-nlp"}, Status: kueuev1beta2.LocalQueueStatus{Conditions: active("Ready", true)}}}
 	gpuTaint := &containerpb.NodeTaint{Key: "nvidia.com/gpu", Value: "present", Effect: containerpb.NodeTaint_NO_SCHEDULE}
+	gkeMetadata := &containerpb.WorkloadMetadataConfig{Mode: containerpb.WorkloadMetadataConfig_GKE_METADATA}
 	s.Pools = []*containerpb.NodePool{
-		{Name: "default-pool", Status: containerpb.NodePool_RUNNING, Config: &containerpb.NodeConfig{}},
-		{Name: "l4", Status: containerpb.NodePool_RUNNING, Config: &containerpb.NodeConfig{Spot: true, Taints: []*containerpb.NodeTaint{gpuTaint},
-			Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-l4", AcceleratorCount: 1}}}},
-		{Name: "flex", Status: containerpb.NodePool_RUNNING, Config: &containerpb.NodeConfig{Taints: []*containerpb.NodeTaint{gpuTaint,
-			{Key: "cloud.google.com/gke-queued", Value: "true", Effect: containerpb.NodeTaint_NO_SCHEDULE}}}},
+		{Name: "default-pool", Status: containerpb.NodePool_RUNNING, Config: &containerpb.NodeConfig{MachineType: "e2-standard-8", WorkloadMetadataConfig: gkeMetadata}},
+		{Name: "l4", Status: containerpb.NodePool_RUNNING, Autoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 8},
+			Config: &containerpb.NodeConfig{MachineType: "g2-standard-8", Spot: true, Taints: []*containerpb.NodeTaint{gpuTaint}, WorkloadMetadataConfig: gkeMetadata,
+				Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-l4", AcceleratorCount: 1}}}},
+		{Name: "flex", Status: containerpb.NodePool_RUNNING, Autoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 2},
+			QueuedProvisioning: &containerpb.NodePool_QueuedProvisioning{Enabled: true},
+			Config: &containerpb.NodeConfig{MachineType: "a3-highgpu-8g", FlexStart: ptr(true), WorkloadMetadataConfig: gkeMetadata, Taints: []*containerpb.NodeTaint{gpuTaint,
+				{Key: "cloud.google.com/gke-queued", Value: "true", Effect: containerpb.NodeTaint_NO_SCHEDULE}},
+				Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-h100-80gb", AcceleratorCount: 8}}}},
 	}
 	return s
 }
@@ -118,17 +142,16 @@ func TestAnalyzeHealthy(t *testing.T) {
 	if res.Failed() {
 		t.Fatalf("findings on a healthy platform: %+v", res.Findings)
 	}
-	// 8 CRDs, version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
-	// LQ namespace, 3 flavors exist, 3 pools running, 2 flavors with pools,
-	// 2 taint checks, 2 workloads, 1 team namespace's default deny.
-	if res.Checks != 8+1+1+1+1+1+1+1+3+3+2+2+2+1 {
-		t.Errorf("checks = %d", res.Checks)
+	// 9 CRDs, version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
+	// 3 pools running, 2 workloads; and each rule that runs live.
+	if want := 9 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + rules.CountIn(true); res.Checks != want {
+		t.Errorf("checks = %d, want %d", res.Checks, want)
 	}
 	var b strings.Builder
 	if err := Render(&b, res, FormatText); err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^all 28 checks passed$`).MatchString(b.String()) {
+	if !regexp.MustCompile(`(?m)^all 38 checks passed$`).MatchString(b.String()) {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
@@ -184,38 +207,43 @@ func TestAnalyzeFindings(t *testing.T) {
 			s.Flavors = s.Flavors[1:]
 			s.ClusterQueues[0].Status.Conditions = active("FlavorNotFound", false)
 		}, "DOC006", "ClusterQueue team-nlp", SeverityError, []string{`its ResourceFlavor "l4" does not exist (Kueue says FlavorNotFound`}},
-		"flavor deleted, by flavor": {func(s *Snapshot) { s.Flavors = s.Flavors[1:] }, "DOC009", "ResourceFlavor l4", SeverityError,
-			[]string{"ResourceFlavor l4 does not exist, but ClusterQueue team-nlp names it"}},
-		"flavor terminating": {func(s *Snapshot) { d := metav1.NewTime(now); s.Flavors[0].DeletionTimestamp = &d }, "DOC009", "ResourceFlavor l4", SeverityWarning,
-			[]string{"is being deleted"}},
+		"flavor deleted, by the queue": {func(s *Snapshot) { s.Flavors = s.Flavors[1:] }, "MLP004", "ClusterQueue team-nlp", SeverityError,
+			[]string{"ResourceFlavor l4 does not exist"}},
+		"flavor terminating": {func(s *Snapshot) { d := metav1.NewTime(now); s.Flavors[0].DeletionTimestamp = &d }, "MLP004", "ClusterQueue team-nlp", SeverityWarning,
+			[]string{"its deletion was asked for at 2026-12-01T12:00:00Z"}},
 		"local queue inactive": {func(s *Snapshot) { s.LocalQueues[0].Status.Conditions = active("ClusterQueueDoesNotExist", false) }, "DOC007", "LocalQueue team-nlp/gpu",
 			SeverityError, []string{`its ClusterQueue "team-nlp" does not exist`}},
-		"namespace not selected": {func(s *Snapshot) { s.Namespaces[0].Labels = nil }, "DOC008", "LocalQueue team-nlp/gpu", SeverityError,
-			[]string{"does not select namespace team-nlp"}},
-		"no namespace selector": {func(s *Snapshot) { s.ClusterQueues[0].Spec.NamespaceSelector = nil }, "DOC008", "LocalQueue team-nlp/gpu", SeverityError,
-			[]string{"namespace_selector (none: it selects no namespace) does not select namespace team-nlp"}},
-		"pool deleted": {func(s *Snapshot) { s.Pools = s.Pools[:2] }, "DOC010", "ResourceFlavor flex", SeverityError,
-			[]string{"select node pool flex (cloud.google.com/gke-nodepool=flex), and cluster training has no such pool"}},
+		"no namespace selected": {func(s *Snapshot) { s.Namespaces[0].Labels = nil }, "MLP001", "ClusterQueue team-nlp", SeverityError,
+			[]string{"selects namespaces labelled mlplatform.dev/team=nlp, and no team namespace has that label"}},
+		"no namespace selector": {func(s *Snapshot) { s.ClusterQueues[0].Spec.NamespaceSelector = nil }, "MLP001", "ClusterQueue team-nlp", SeverityError,
+			[]string{"has no namespace_selector, which Kueue reads as matching no namespace"}},
+		"local queue's namespace not selected": {func(s *Snapshot) {
+			s.Namespaces = append(s.Namespaces, corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-cv"}})
+			s.LocalQueues = append(s.LocalQueues, s.LocalQueues[0])
+			s.LocalQueues[1].Namespace = "team-cv"
+		}, "MLP002", "LocalQueue team-cv/gpu", SeverityError, []string{"team-cv"}},
+		"pool deleted": {func(s *Snapshot) { s.Pools = s.Pools[:2] }, "MLP005", "ResourceFlavor flex", SeverityError,
+			[]string{"no GPU pool's nodes carry all of its node_labels (cloud.google.com/gke-nodepool=flex)"}},
 		"flavor labels no pool carries": {func(s *Snapshot) {
 			s.Flavors[0].Spec.NodeLabels["cloud.google.com/gke-accelerator"] = "nvidia-h100-80gb"
-		}, "DOC010", "ResourceFlavor l4",
-			SeverityError, []string{"do not carry cloud.google.com/gke-accelerator=nvidia-h100-80gb"}},
-		"flavor without the pool label selects none": {func(s *Snapshot) { s.Flavors[0].Spec.NodeLabels = map[string]string{"team": "x"} }, "DOC010", "ResourceFlavor l4",
-			SeverityError, []string{"no node pool of cluster training has nodes with all its node_labels (team=x)"}},
+		}, "MLP005", "ResourceFlavor l4",
+			SeverityError, []string{"cloud.google.com/gke-accelerator=nvidia-h100-80gb"}},
+		"flavor without the pool label selects none": {func(s *Snapshot) { s.Flavors[0].Spec.NodeLabels = map[string]string{"team": "x"} }, "MLP005", "ResourceFlavor l4",
+			SeverityError, []string{"no GPU pool's nodes carry all of its node_labels (team=x)"}},
 		"pool in error": {func(s *Snapshot) {
 			s.Pools[1].Status, s.Pools[1].StatusMessage = containerpb.NodePool_ERROR, "quota exceeded"
 		}, "DOC011", "node pool l4",
 			SeverityError, []string{"is ERROR, not RUNNING (GKE says: quota exceeded)"}},
 		"pool reconciling": {func(s *Snapshot) { s.Pools[1].Status = containerpb.NodePool_RECONCILING }, "DOC011", "node pool l4", SeverityWarning, []string{"is RECONCILING"}},
-		"taint not tolerated": {func(s *Snapshot) { s.Flavors[1].Spec.Tolerations = s.Flavors[1].Spec.Tolerations[:1] }, "DOC012", "ResourceFlavor flex", SeverityError,
-			[]string{"does not tolerate cloud.google.com/gke-queued=true:NoSchedule of its node pool flex"}},
+		"taint not tolerated": {func(s *Snapshot) { s.Flavors[1].Spec.Tolerations = s.Flavors[1].Spec.Tolerations[:1] }, "MLP008", "ResourceFlavor flex", SeverityError,
+			[]string{"cloud.google.com/gke-queued=true:NoSchedule, which none of its flavors tolerates"}},
 		"allow everything in a team namespace": {func(s *Snapshot) {
 			s.NetworkPolicies = append(s.NetworkPolicies, netpoltest.Widening("team-nlp")["allow-everything"])
-		}, "DOC014", "NetworkPolicy team-nlp/allow-everything", SeverityError, []string{"widens the default deny of team namespace team-nlp",
+		}, "MLP018", "NetworkPolicy team-nlp/allow-everything", SeverityError, []string{"widens the default deny of team namespace team-nlp",
 			"opens egress to anywhere on every port, ingress from anywhere on every port, beyond the platform's holes",
 			"kubectl -n team-nlp delete networkpolicy allow-everything", "extra_egress, ingress_from_namespaces"}},
 		"network policies not read": {func(s *Snapshot) { s.NetworkPoliciesRead.Err = errors.New("boom") }, "DOC000", "NetworkPolicies", SeverityError,
-			[]string{"could not read NetworkPolicies: boom, so DOC014 default-deny-widened could not run"}},
+			[]string{"could not read NetworkPolicies: boom, so MLP011 workload-identity-blocked-by-network-policy, MLP018 default-deny-widened, MLP020 workload-identity-cannot-reach-google could not run"}},
 		"pending for quota": {func(s *Snapshot) {
 			s.Workloads = []kueuev1beta2.Workload{workload("big", 2*time.Hour, cond("QuotaReserved", "False", "Pending",
 				"couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor l4, request > maximum capacity (16 > 8)"))}
@@ -234,7 +262,7 @@ func TestAnalyzeFindings(t *testing.T) {
 		"a read failed": {func(s *Snapshot) {
 			s.CQRead.What = "ClusterQueues"
 			s.CQRead.Err = apierrors.NewForbidden(schema.GroupResource{Group: "kueue.x-k8s.io", Resource: "clusterqueues"}, "", errors.New("no"))
-		}, "DOC000", "ClusterQueues", SeverityError, []string{"could not read ClusterQueues", "DOC006 clusterqueue-inactive"}},
+		}, "DOC000", "ClusterQueues", SeverityError, []string{"could not read ClusterQueues", "DOC006 clusterqueue-inactive, MLP001 queue-selects-no-namespace", "MLP019 gpu-quota-fractional could not run"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -244,7 +272,7 @@ func TestAnalyzeFindings(t *testing.T) {
 			res := Analyze(s, Options{PendingThreshold: 30 * time.Minute})
 			var got *Finding
 			for i, f := range res.Findings {
-				if f.ID == tc.id && f.Object == tc.object {
+				if f.ID == tc.id && f.Object() == tc.object {
 					got = &res.Findings[i]
 				}
 			}
@@ -278,15 +306,13 @@ func TestFindingsMostSevereFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ids []string
-	for _, l := range strings.Split(b.String(), "\n") {
-		if f := strings.Fields(l); len(f) > 1 && (f[0] == "ERROR" || f[0] == "WARNING") {
-			ids = append(ids, f[0]+" "+f[1])
-		}
+	for _, m := range regexp.MustCompile(`(?m)^(\S+) \S+ \((\w+)\): `).FindAllStringSubmatch(b.String(), -1) {
+		ids = append(ids, m[2]+" "+m[1])
 	}
-	if got := strings.Join(ids, ", "); got != "ERROR DOC003, ERROR DOC010, WARNING DOC013" {
+	if got := strings.Join(ids, ", "); got != "error DOC003, error MLP005, warning DOC013" {
 		t.Errorf("order: %s\n%s", got, b.String())
 	}
-	if !strings.Contains(b.String(), "3 of 25 checks found something: 2 errors, 1 warning") {
+	if !strings.Contains(b.String(), "3 of 36 checks found something: 2 errors, 1 warning") {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }
@@ -316,7 +342,7 @@ func TestMinKueueVersionIsTheModule(t *testing.T) {
 	}
 }
 
-// DOC012 matches tolerations to the pool's taints as Kubernetes does (an
+// MLP008 matches tolerations to the pool's taints as Kubernetes does (an
 // empty operator is Equal, an empty key with Exists tolerates everything, an
 // effect must match when set), and a PreferNoSchedule taint needs none.
 func TestPoolTaintTolerations(t *testing.T) {
@@ -348,7 +374,7 @@ func TestPoolTaintTolerations(t *testing.T) {
 	}
 }
 
-// DOC014 reports each widening policy of the issue on its own, with what it
+// MLP018 reports each widening policy of the issue on its own, with what it
 // opens, and nothing once they are gone; the namespace passes once.
 func TestDefaultDenyWidened(t *testing.T) {
 	t.Parallel()
@@ -364,12 +390,12 @@ func TestDefaultDenyWidened(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, f := range Analyze(s, Options{}).Findings {
-		if f.ID != CheckDefaultDeny.ID {
-			t.Errorf("finding %s %s: %s", f.ID, f.Object, f.Message)
+		if f.ID != "MLP018" {
+			t.Errorf("finding %s %s: %s", f.ID, f.Object(), f.Message)
 			continue
 		}
 		for obj, opens := range want {
-			if f.Object == obj && strings.Contains(f.Message, opens) {
+			if f.Object() == obj && strings.Contains(f.Message, opens) {
 				got[obj] = opens
 			}
 		}
@@ -395,5 +421,101 @@ func TestOtherPolicyKindsNoted(t *testing.T) {
 		return strings.Contains(n, "FQDNNetworkPolicy") && strings.Contains(n, "kubectl get fqdnnetworkpolicies.networking.gke.io -A")
 	}) {
 		t.Errorf("findings %+v, notes %q: want a note on FQDNNetworkPolicy and no finding", res.Findings, res.Notes)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Doctor runs every rule that can be judged on a live platform: each case
+// breaks the healthy platform so that one rule finds it, and together they
+// cover every such rule.
+func TestEveryLiveRule(t *testing.T) {
+	t.Parallel()
+	quota := func(s *Snapshot, flavor int, q string) {
+		s.ClusterQueues[0].Spec.ResourceGroups[0].Flavors[flavor].Resources[1].NominalQuota = resource.MustParse(q)
+	}
+	strategy := func(s *Snapshot) *[]kueuev1beta2.AdmissionCheckStrategyRule {
+		return &s.ClusterQueues[0].Spec.AdmissionChecksStrategy.AdmissionChecks
+	}
+	policy := func(s *Snapshot, edit func(p *spec.TrainingNetworkPolicy)) {
+		p := spec.DefaultTrainingNetworkPolicy("team-nlp")
+		edit(&p)
+		s.NetworkPolicies = netpol.Render(p)
+	}
+	metadata := func(s *Snapshot, mode containerpb.WorkloadMetadataConfig_Mode) {
+		for _, np := range s.Pools {
+			np.Config.WorkloadMetadataConfig = &containerpb.WorkloadMetadataConfig{Mode: mode}
+		}
+	}
+	cases := map[string]struct {
+		breakIt func(s *Snapshot)
+		object  string
+	}{
+		"MLP001": {func(s *Snapshot) { s.Namespaces[0].Labels = nil }, "ClusterQueue team-nlp"},
+		"MLP002": {func(s *Snapshot) {
+			s.Namespaces = append(s.Namespaces, corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-cv"}})
+			s.LocalQueues = append(s.LocalQueues, s.LocalQueues[0])
+			s.LocalQueues[1].Namespace = "team-cv"
+		}, "LocalQueue team-cv/gpu"},
+		"MLP003": {func(s *Snapshot) { s.LocalQueues[0].Spec.ClusterQueue = "team-cv" }, "LocalQueue team-nlp/gpu"},
+		"MLP004": {func(s *Snapshot) { s.Flavors = s.Flavors[1:] }, "ClusterQueue team-nlp"},
+		"MLP005": {func(s *Snapshot) { s.Flavors[0].Spec.NodeLabels["team"] = "vision" }, "ResourceFlavor l4"},
+		"MLP006": {func(s *Snapshot) { s.Flavors[0].Spec.NodeLabels = nil }, "ResourceFlavor l4"},
+		"MLP007": {func(s *Snapshot) {
+			s.Flavors = append(s.Flavors, kueuev1beta2.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "l4-untolerated"},
+				Spec: kueuev1beta2.ResourceFlavorSpec{NodeLabels: map[string]string{"cloud.google.com/gke-nodepool": "l4"}}})
+		}, "ResourceFlavor l4-untolerated"},
+		"MLP008": {func(s *Snapshot) { s.Flavors[1].Spec.Tolerations = s.Flavors[1].Spec.Tolerations[:1] }, "ResourceFlavor flex"},
+		"MLP009": {func(s *Snapshot) { s.ClusterQueues[0].Spec.AdmissionChecksStrategy = nil }, "ClusterQueue team-nlp"},
+		"MLP010": {func(s *Snapshot) { (*strategy(s))[0].OnFlavors = append((*strategy(s))[0].OnFlavors, "l4") }, "ClusterQueue team-nlp"},
+		"MLP011": {func(s *Snapshot) { policy(s, func(p *spec.TrainingNetworkPolicy) { p.MetadataServer = false }) }, "ServiceAccount team-nlp/trainer"},
+		"MLP012": {func(s *Snapshot) { metadata(s, containerpb.WorkloadMetadataConfig_GCE_METADATA) }, "ServiceAccount team-nlp/trainer"},
+		"MLP013": {func(s *Snapshot) { quota(s, 0, "100") }, "ClusterQueue team-nlp"},
+		"MLP014": {func(s *Snapshot) {
+			s.Pools = append(s.Pools, &containerpb.NodePool{Name: "a100-mig", Status: containerpb.NodePool_RUNNING,
+				Autoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 4},
+				Config: &containerpb.NodeConfig{MachineType: "a2-highgpu-1g", WorkloadMetadataConfig: s.Pools[1].Config.WorkloadMetadataConfig,
+					Taints:       s.Pools[1].Config.Taints,
+					Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-tesla-a100", AcceleratorCount: 1, GpuPartitionSize: "1g.5gb"}}}})
+			s.Flavors = append(s.Flavors, kueuev1beta2.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "mig"},
+				Spec: kueuev1beta2.ResourceFlavorSpec{NodeLabels: map[string]string{"cloud.google.com/gke-nodepool": "a100-mig"}, Tolerations: s.Flavors[0].Spec.Tolerations}})
+			g := &s.ClusterQueues[0].Spec.ResourceGroups[0]
+			mig := *g.Flavors[0].DeepCopy()
+			mig.Name = "mig"
+			g.Flavors = append([]kueuev1beta2.FlavorQuotas{mig}, g.Flavors...)
+		}, "ClusterQueue team-nlp"},
+		"MLP017": {func(s *Snapshot) {
+			s.AdmissionChecks = append(s.AdmissionChecks, kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: "mk"},
+				Spec:   kueuev1beta2.AdmissionCheckSpec{ControllerName: kueuev1beta2.MultiKueueControllerName, Parameters: &kueuev1beta2.AdmissionCheckParametersReference{Name: "mk"}},
+				Status: kueuev1beta2.AdmissionCheckStatus{Conditions: active("Active", true)}})
+			*strategy(s) = append(*strategy(s), kueuev1beta2.AdmissionCheckStrategyRule{Name: "mk"})
+		}, "ClusterQueue team-nlp"},
+		"MLP018": {func(s *Snapshot) {
+			s.NetworkPolicies = append(s.NetworkPolicies, netpoltest.Widening("team-nlp")["allow-everything"])
+		}, "NetworkPolicy team-nlp/allow-everything"},
+		"MLP019": {func(s *Snapshot) { quota(s, 0, "500m") }, "ClusterQueue team-nlp"},
+		"MLP020": {func(s *Snapshot) { policy(s, func(p *spec.TrainingNetworkPolicy) { p.GoogleAPIs = "none" }) }, "ServiceAccount team-nlp/trainer"},
+	}
+	for _, r := range rules.Rules {
+		if _, ok := cases[r.ID]; !ok && r.In() != rules.PlanOnly {
+			t.Errorf("rule %s runs live and has no case here", r.ID)
+		}
+	}
+	for id, tc := range cases {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			s := healthy()
+			tc.breakIt(s)
+			var got []string
+			for _, f := range Analyze(s, Options{}).Findings {
+				got = append(got, f.ID+" "+f.Object())
+				if f.Severity == rules.SevUndecided {
+					t.Errorf("undecided on a live platform: %s", f.Sentence())
+				}
+			}
+			if !slices.Contains(got, id+" "+tc.object) {
+				t.Errorf("no %s on %s; findings %q", id, tc.object, got)
+			}
+		})
 	}
 }

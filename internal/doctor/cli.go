@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/rules"
 )
 
 // Exit codes of `mlplatform doctor`, the same as `mlplatform report`'s for
@@ -113,9 +114,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return usageErr(errors.New("--check-timeout, --timeout and --pending-threshold must be positive durations"))
 	}
 	if *list {
-		for _, c := range Checks {
-			fmt.Fprintf(stdout, "%s  %-34s %s\n", c.ID, c.Slug, c.Title)
-		}
+		listChecks(stdout)
 		return ExitOK
 	}
 	fail := func(err error) int {
@@ -240,4 +239,22 @@ func Run(ctx context.Context, src Sources, opts Options) (*Result, error) {
 		return nil, err
 	}
 	return Analyze(s, opts), nil
+}
+
+// listChecks writes doctor's own checks, then the rules it runs, each with
+// the identifiers that name it too.
+func listChecks(w io.Writer) {
+	for _, c := range Checks {
+		fmt.Fprintf(w, "%s  %-43s %s\n", c.ID, c.Slug, c.Title)
+	}
+	for _, r := range rules.Rules {
+		if r.In() == rules.PlanOnly {
+			continue
+		}
+		title := r.Title
+		if len(r.Aliases) > 0 {
+			title += " (was " + strings.Join(r.Aliases, ", ") + ")"
+		}
+		fmt.Fprintf(w, "%s  %-43s %s\n", r.ID, r.Slug, title)
+	}
 }

@@ -98,8 +98,20 @@ type Snapshot struct {
 	FlavorsRead     Read
 	AdmissionChecks []kueuev1beta2.AdmissionCheck
 	ACRead          Read
-	Workloads       []kueuev1beta2.Workload
-	WorkloadsRead   Read
+	Cohorts         []kueuev1beta2.Cohort
+	CohortsRead     Read
+	// ProvisioningConfigs and MultiKueueConfigs are the parameters of
+	// provisioning and MultiKueue admission checks.
+	ProvisioningConfigs     []kueuev1beta2.ProvisioningRequestConfig
+	ProvisioningConfigsRead Read
+	MultiKueueConfigs       []kueuev1beta2.MultiKueueConfig
+	MultiKueueConfigsRead   Read
+	// ServiceAccounts are every ServiceAccount of every namespace: those
+	// bound to a Google service account are the Workload Identity bindings.
+	ServiceAccounts     []corev1.ServiceAccount
+	ServiceAccountsRead Read
+	Workloads           []kueuev1beta2.Workload
+	WorkloadsRead       Read
 	// NetworkPolicies are every NetworkPolicy of every namespace: the
 	// platform's in team namespaces, and the others there.
 	NetworkPolicies     []networkingv1.NetworkPolicy
@@ -119,7 +131,7 @@ var ErrUnreachable = errors.New("the Kubernetes API server did not answer")
 var ErrRefused = errors.New("the Kubernetes API server refused every read doctor needs")
 
 // Gather reads the platform: one LIST per kind, one dry-run create, one
-// ListNodePools. Each request is bounded by opts.CheckTimeout, all of them
+// ListNodePools. It reads no Secret. Each request is bounded by opts.CheckTimeout, all of them
 // by ctx. A failed read is recorded in the Snapshot (the checks that need
 // it report DOC000); Gather fails only when no Kubernetes read succeeded
 // (ErrUnreachable, or ErrRefused when the server refused the credentials).
@@ -202,6 +214,34 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 		l, err := q.AdmissionChecks().List(ctx, metav1.ListOptions{})
 		if err == nil {
 			s.AdmissionChecks = l.Items
+		}
+		return err
+	})
+	s.CohortsRead = read("Cohorts", func(ctx context.Context) error {
+		l, err := q.Cohorts().List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.Cohorts = l.Items
+		}
+		return err
+	})
+	s.ProvisioningConfigsRead = read("ProvisioningRequestConfigs", func(ctx context.Context) error {
+		l, err := q.ProvisioningRequestConfigs().List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.ProvisioningConfigs = l.Items
+		}
+		return err
+	})
+	s.MultiKueueConfigsRead = read("MultiKueueConfigs", func(ctx context.Context) error {
+		l, err := q.MultiKueueConfigs().List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.MultiKueueConfigs = l.Items
+		}
+		return err
+	})
+	s.ServiceAccountsRead = read("ServiceAccounts", func(ctx context.Context) error {
+		l, err := k.Core.CoreV1().ServiceAccounts("").List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.ServiceAccounts = l.Items
 		}
 		return err
 	})

@@ -24,9 +24,10 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown format %q: use text or json", s)
 }
 
-// Render writes r: in text, one line per finding (most severe first), its
-// fix on the next line, the notes, then a summary line ("all N checks
-// passed" when clean).
+// Render writes r: in text, one line per finding (most severe first), as
+// `mlplatform report` writes it (rules.Finding.Sentence), the notes, then a
+// summary line ("all N checks passed" when clean); in JSON, the findings as
+// the report's JSON has them.
 func Render(w io.Writer, r *Result, f Format) error {
 	sortFindings(r.Findings)
 	if f == FormatJSON {
@@ -43,10 +44,7 @@ func Render(w io.Writer, r *Result, f Format) error {
 	}
 	var b strings.Builder
 	for _, x := range r.Findings {
-		fmt.Fprintf(&b, "%-7s %s %s: %s\n", strings.ToUpper(string(x.Severity)), x.ID, x.Check, x.Message)
-		if x.Fix != "" {
-			fmt.Fprintf(&b, "        fix: %s\n", x.Fix)
-		}
+		b.WriteString(x.Sentence() + "\n")
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)

@@ -3,6 +3,7 @@ package model
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	corev1 "k8s.io/api/core/v1"
@@ -32,6 +33,8 @@ type Live struct {
 	NetworkPolicies     []networkingv1.NetworkPolicy
 	ServiceAccounts     []corev1.ServiceAccount
 	Pools               []*containerpb.NodePool
+	// Unread are the kinds that could not be read, each with why.
+	Unread map[Kind]string
 }
 
 // FromLive builds the platform as the cluster and GKE hold it, through the
@@ -39,7 +42,7 @@ type Live struct {
 // pool mapping), so a live object reads as the spec the provider would
 // write for it. Objects being deleted are left out.
 func FromLive(l Live) *Platform {
-	pl := &Platform{Live: true}
+	pl := &Platform{Live: true, Unread: l.Unread}
 	src := func(kind, name string) Src { return Src{Kind: kind, Name: name, Cluster: l.Cluster} }
 	for i := range l.Namespaces {
 		ns := &l.Namespaces[i]
@@ -67,7 +70,11 @@ func FromLive(l Live) *Platform {
 		// One being deleted is still there for what uses it (Kueue's
 		// finalizer), so it stays in the platform.
 		f := &l.Flavors[i]
-		pl.Flavors = append(pl.Flavors, &Flavor{Src: src("ResourceFlavor", f.Name), Spec: kueue.ResourceFlavorSpec(f), Unknown: Unknown{}})
+		fl := &Flavor{Src: src("ResourceFlavor", f.Name), Spec: kueue.ResourceFlavorSpec(f), Unknown: Unknown{}}
+		if f.DeletionTimestamp != nil {
+			fl.Deleting = f.DeletionTimestamp.UTC().Format(time.RFC3339)
+		}
+		pl.Flavors = append(pl.Flavors, fl)
 	}
 	configs := map[string]*kueuev1beta2.ProvisioningRequestConfig{}
 	for i := range l.ProvisioningConfigs {

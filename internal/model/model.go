@@ -36,7 +36,31 @@ type Platform struct {
 	// in a team namespace beyond its training network policy's holes (live
 	// only: a plan holds no one else's policies).
 	Widenings []*Widening
+
+	// Unread are the kinds a live source could not read, each with why: the
+	// rules that need one do not run (a kind not read would read as one with
+	// no objects). A plan reads every kind.
+	Unread map[Kind]string
 }
+
+// Kind is a kind of the model's objects, as a source reads it.
+type Kind string
+
+// The kinds. AdmissionChecks are the provisioning and MultiKueue checks
+// with their parameters; NetworkPolicies are the training network policies
+// and what others widen; Identities are the Kubernetes service accounts
+// bound to Google service accounts.
+const (
+	KindNamespaces      Kind = "Namespaces"
+	KindClusterQueues   Kind = "ClusterQueues"
+	KindCohorts         Kind = "Cohorts"
+	KindLocalQueues     Kind = "LocalQueues"
+	KindFlavors         Kind = "ResourceFlavors"
+	KindPools           Kind = "node pools"
+	KindAdmissionChecks Kind = "AdmissionChecks"
+	KindNetworkPolicies Kind = "NetworkPolicies"
+	KindIdentities      Kind = "ServiceAccounts"
+)
 
 // Src is where an object came from, and names it.
 type Src struct {
@@ -130,7 +154,11 @@ type Flavor struct {
 	// TolerationsAbsent: the plan does not carry tolerations (a plan of a
 	// provider before they existed): the rules over taints leave it out.
 	TolerationsAbsent bool
-	Unknown           Unknown
+	// Deleting is when a live flavor's deletion was asked for (RFC 3339;
+	// "" when it is not being deleted): Kueue's finalizer keeps it while a
+	// queue names it.
+	Deleting string
+	Unknown  Unknown
 }
 
 // Pool is a GKE node pool: one of the platform's GPU pools in a plan; live,

@@ -158,3 +158,26 @@ func (pl *Platform) FlavorsOf(p *Pool) (flavors []*Flavor, decided bool) {
 	}
 	return flavors, decided
 }
+
+// Pins reports whether a flavor places its pods on the pools it stands for:
+// it has node labels (or they are known only after apply). A flavor without
+// node labels stands for every pool, and pins its pods to none (Kueue adds
+// no node selector): they land wherever they fit, so no one pool's taints
+// or provisioning are the flavor's to match.
+func Pins(f *Flavor) bool { return len(f.Spec.NodeLabels) > 0 || f.Unknown.Any("node_labels") }
+
+// PinnedPoolsOf lists the pools the flavor pins its pods to (PoolsOf, for a
+// flavor that Pins; none for one that does not).
+func (pl *Platform) PinnedPoolsOf(f *Flavor) (pools []*Pool, decided bool) {
+	if !Pins(f) {
+		return nil, true
+	}
+	return pl.PoolsOf(f)
+}
+
+// PinningFlavorsOf lists the flavors that pin their pods to the pool
+// (FlavorsOf, without those that do not Pin).
+func (pl *Platform) PinningFlavorsOf(p *Pool) (flavors []*Flavor, decided bool) {
+	flavors, decided = pl.FlavorsOf(p)
+	return slices.DeleteFunc(flavors, func(f *Flavor) bool { return !Pins(f) }), decided
+}

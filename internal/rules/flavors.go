@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,10 +41,18 @@ func checkFlavorMissing(c *ctx) {
 		}
 		seen := map[string]bool{}
 		for _, k := range o.keys {
-			if seen[k.Flavor] || c.pl.Flavor(o.src, k.Flavor) != nil {
+			if seen[k.Flavor] {
 				continue
 			}
 			seen[k.Flavor] = true
+			if f := c.pl.Flavor(o.src, k.Flavor); f != nil {
+				if f.Deleting != "" {
+					c.add(SevWarning, []string{o.label, f.Label()},
+						fmt.Sprintf("%s %s admits no job once ResourceFlavor %s is gone: its deletion was asked for at %s, and Kueue's finalizer keeps it only while a queue names it", o.kind, o.name, k.Flavor, f.Deleting),
+						"a deletion cannot be undone: if the flavor should stay, run terraform apply once it is gone to create it again; if it should go, remove it from the "+o.kind+"'s resource_groups")
+				}
+				continue
+			}
 			switch {
 			case nameUnknown:
 				c.undecided([]string{o.label}, fmt.Sprintf("could not decide whether ResourceFlavor %s, named by %s %s, is in this configuration: a flavor's name is %s", k.Flavor, o.kind, o.name, unknownText))
@@ -98,27 +107,71 @@ func (c *ctx) quotaHolders(f *model.Flavor) string {
 	return strings.Join(parts, ", ")
 }
 
-// MLP005: a flavor with GPU quota that stands for no pool: the pool's
-// nodes do not carry each of its node labels.
+// MLP005: a flavor with quota that stands for no pool: no pool's nodes
+// carry each of its node labels. In a plan, the flavors with GPU quota and
+// the GPU pools (the other pools are not the configuration's); live, every
+// flavor with quota and every node pool.
 func checkFlavorSelectsNoPool(c *ctx) {
 	if len(c.pl.Pools) == 0 && !c.pl.Live {
 		return // the pools are managed elsewhere
 	}
+	gpu := map[*model.Flavor]bool{}
 	for _, f := range c.gpuQuotaFlavors() {
+		gpu[f] = true
+	}
+	for _, f := range c.quotaFlavors() {
 		if !f.Unknown.Any("node_labels") && len(f.Spec.NodeLabels) == 0 {
 			continue // no node labels: the flavor stands for every node
 		}
+		if !gpu[f] && !c.pl.Live {
+			continue
+		}
 		pools, decided := c.pl.PoolsOf(f)
+		if gpu[f] {
+			pools = slices.DeleteFunc(pools, func(p *model.Pool) bool { return !p.GPUs })
+		}
 		switch {
 		case !decided && len(pools) == 0:
 			c.undecided([]string{f.Label()}, fmt.Sprintf("could not decide whether flavor %s selects a GPU pool: its node_labels or a pool's node labels are %s", f.Spec.Name, unknownText))
-		case len(pools) == 0:
+		case len(pools) == 0 && gpu[f]:
 			c.add(SevError, []string{f.Label()},
 				fmt.Sprintf("quota on flavor %s (%s nvidia.com/gpu) is for capacity that cannot exist: no GPU pool's nodes carry all of its node_labels (%s), so workloads admitted on it stay Pending",
 					f.Spec.Name, c.quotaHolders(f), labelList(f.Spec.NodeLabels)),
 				"set the flavor's node_labels to its pool's node_selector (node_labels = mlplatform_gpu_pool.POOL.node_selector)")
+		case len(pools) == 0:
+			c.add(SevError, []string{f.Label()},
+				fmt.Sprintf("quota on flavor %s (of %s) is for capacity that cannot exist: no node pool's nodes carry all of its node_labels (%s), so workloads admitted on it stay Pending",
+					f.Spec.Name, strings.Join(c.quotaOwners(f), ", "), labelList(f.Spec.NodeLabels)),
+				"set the flavor's node_labels to labels its pool's nodes carry (for a GPU pool, node_labels = mlplatform_gpu_pool.POOL.node_selector)")
 		}
 	}
+}
+
+// quotaFlavors lists, in name order, the flavors a ClusterQueue or Cohort
+// of their cluster has quota on.
+func (c *ctx) quotaFlavors() []*model.Flavor {
+	var out []*model.Flavor
+	for _, f := range c.pl.Flavors {
+		if model.FlavorName(f).Known && len(c.quotaOwners(f)) > 0 {
+			out = append(out, f)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Spec.Name < out[j].Spec.Name })
+	return out
+}
+
+// quotaOwners names the ClusterQueues and Cohorts with quota on the flavor.
+func (c *ctx) quotaOwners(f *model.Flavor) []string {
+	var out []string
+	for _, o := range c.owners() {
+		if !model.SameCluster(o.src, f.Src) {
+			continue
+		}
+		if slices.ContainsFunc(o.keys, func(k model.QuotaKey) bool { return k.Flavor == f.Spec.Name }) {
+			out = append(out, o.kind+" "+o.name)
+		}
+	}
+	return out
 }
 
 func labelList(m map[string]string) string {
@@ -139,8 +192,9 @@ func flavorName(f *model.Flavor) string { return f.Spec.Name }
 
 // MLP006: a flavor that stands for pools with different GPUs.
 func checkFlavorMixedPools(c *ctx) {
-	for _, f := range c.pl.Flavors {
+	for _, f := range c.gpuQuotaFlavors() {
 		pools, decided := c.pl.PoolsOf(f)
+		pools = slices.DeleteFunc(pools, func(p *model.Pool) bool { return !p.GPUs })
 		if !decided || len(pools) < 2 {
 			continue // MLP005 reports unknown labels
 		}
@@ -229,6 +283,7 @@ func checkSlicedBeforeWhole(c *ctx) {
 		if !decided {
 			return false, false, true
 		}
+		pools = slices.DeleteFunc(pools, func(p *model.Pool) bool { return !p.GPUs })
 		if len(pools) == 0 {
 			return false, false, false
 		}

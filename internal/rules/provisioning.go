@@ -44,7 +44,7 @@ func checkQueuedWithoutCheck(c *ctx) {
 			if f == nil {
 				continue // MLP004
 			}
-			pools, decided := c.pl.PoolsOf(f)
+			pools, decided := c.pl.PinnedPoolsOf(f)
 			unknown := !decided
 			var qd []*model.Pool
 			for _, p := range pools {
@@ -123,7 +123,7 @@ func checkProvisioningWithoutQueued(c *ctx) {
 				if f == nil {
 					continue
 				}
-				pools, decided := c.pl.PoolsOf(f)
+				pools, decided := c.pl.PinnedPoolsOf(f)
 				unknown := !decided
 				if len(pools) == 0 && !unknown {
 					continue // MLP005

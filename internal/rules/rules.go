@@ -60,7 +60,10 @@ type Rule struct {
 	// Aliases are identifiers doctor gave the same rule before it was one
 	// (DOC008 for MLP002): they name it still.
 	Aliases []string
-	run     func(c *ctx)
+	// Needs are the kinds the rule reads: where a live source could not
+	// read one, the rule does not run.
+	Needs []model.Kind
+	run   func(c *ctx)
 }
 
 // Where a rule's inputs exist.
@@ -73,30 +76,45 @@ const (
 	LiveOnly Where = "live" // other tools' objects: a plan holds only the configuration's
 )
 
+// The kinds, short.
+const (
+	kNS   = model.KindNamespaces
+	kCQ   = model.KindClusterQueues
+	kCo   = model.KindCohorts
+	kLQ   = model.KindLocalQueues
+	kFl   = model.KindFlavors
+	kPool = model.KindPools
+	kAC   = model.KindAdmissionChecks
+	kNP   = model.KindNetworkPolicies
+	kID   = model.KindIdentities
+)
+
+func needs(ks ...model.Kind) []model.Kind { return ks }
+
 // Rules are the rules, in identifier order. Identifiers are stable: a rule
 // that goes away leaves its number unused. docs/guides/checks.md
 // (templates/guides/checks.md.tmpl) describes each one and its fix.
 var Rules = []Rule{
-	{"MLP001", "queue-selects-no-namespace", "every ClusterQueue selects a team namespace", nil, checkQueueSelectsNoNamespace},
-	{"MLP002", "local-queue-namespace-not-selected", "every LocalQueue's namespace is selected by its ClusterQueue", []string{"DOC008"}, checkLocalQueueNamespace},
-	{"MLP003", "local-queue-cluster-queue-missing", "every LocalQueue's ClusterQueue exists", nil, checkLocalQueueClusterQueue},
-	{"MLP004", "flavor-missing", "every flavor a ClusterQueue or Cohort names exists", []string{"DOC009"}, checkFlavorMissing},
-	{"MLP005", "flavor-selects-no-pool", "every flavor with GPU quota stands for a GPU pool (the pool's nodes carry each of its node labels)", []string{"DOC010"}, checkFlavorSelectsNoPool},
-	{"MLP006", "flavor-selects-mixed-pools", "no flavor stands for pools of different GPUs", nil, checkFlavorMixedPools},
-	{"MLP007", "flavor-misses-pool-taint", "every flavor tolerates the taints of its pools that another of their flavors tolerates", []string{"DOC012"}, checkFlavorMissesTaint},
-	{"MLP008", "pool-taint-untolerated", "every taint of a pool is tolerated by a flavor that stands for it", []string{"DOC012"}, checkPoolTaintUntolerated},
-	{"MLP009", "queued-pool-without-provisioning-check", "every flavor of a queued-provisioning pool has a provisioning admission check", nil, checkQueuedWithoutCheck},
-	{"MLP010", "provisioning-check-without-queued-pool", "every queued-provisioning admission check applies to queued-provisioning pools only", nil, checkProvisioningWithoutQueued},
-	{"MLP011", "workload-identity-blocked-by-network-policy", "no training network policy keeps a Workload Identity binding's pods from the metadata server", nil, checkWIBlockedByPolicy},
-	{"MLP012", "workload-identity-without-metadata-server", "every Workload Identity binding's team runs on pools with the GKE metadata server", nil, checkWIWithoutMetadataServer},
-	{"MLP013", "gang-larger-than-pools", "every flavor's pools hold the largest queue's quota of it", nil, checkGangLargerThanPools},
-	{"MLP014", "sliced-flavor-before-whole-gpus", "no resource group lists a sliced flavor before a whole-GPU one", nil, checkSlicedBeforeWhole},
-	{"MLP015", "multikueue-manager-quota-above-workers", "no MultiKueue manager admits more than its workers hold", nil, checkMultiKueueAbove},
-	{"MLP016", "multikueue-manager-quota-below-workers", "no MultiKueue manager admits less than its workers hold", nil, checkMultiKueueBelow},
-	{"MLP017", "multikueue-check-misconfigured", "no ClusterQueue combines admission checks Kueue refuses with a MultiKueue check", nil, checkMultiKueueMisconfigured},
-	{"MLP018", "default-deny-widened", "no other NetworkPolicy lets a team namespace's pods do more than its training network policy's holes", []string{"DOC014"}, checkDefaultDenyWidened},
-	{"MLP019", "gpu-quota-fractional", "no quota of an extended resource (nvidia.com/gpu) is a fraction, which no pod can use", nil, checkFractionalQuota},
-	{"MLP020", "workload-identity-cannot-reach-google", "every Workload Identity binding's pods can reach Google APIs to use the token", nil, checkWICannotReachGoogle},
+	{"MLP001", "queue-selects-no-namespace", "every ClusterQueue selects a team namespace", nil, needs(kCQ, kNS), checkQueueSelectsNoNamespace},
+	{"MLP002", "local-queue-namespace-not-selected", "every LocalQueue's namespace is selected by its ClusterQueue", []string{"DOC008"}, needs(kLQ, kCQ, kNS), checkLocalQueueNamespace},
+	{"MLP003", "local-queue-cluster-queue-missing", "every LocalQueue's ClusterQueue exists", nil, needs(kLQ, kCQ), checkLocalQueueClusterQueue},
+	{"MLP004", "flavor-missing", "every flavor a ClusterQueue or Cohort names exists", []string{"DOC009"}, needs(kCQ, kCo, kFl), checkFlavorMissing},
+	{"MLP005", "flavor-selects-no-pool", "every flavor with quota stands for a pool (the pool's nodes carry each of its node labels)", []string{"DOC010"}, needs(kCQ, kCo, kFl, kPool), checkFlavorSelectsNoPool},
+	{"MLP006", "flavor-selects-mixed-pools", "no flavor stands for pools of different GPUs", nil, needs(kFl, kPool), checkFlavorMixedPools},
+	{"MLP007", "flavor-misses-pool-taint", "every flavor tolerates the taints of its pools that another of their flavors tolerates", []string{"DOC012"}, needs(kFl, kPool), checkFlavorMissesTaint},
+	{"MLP008", "pool-taint-untolerated", "every taint of a pool is tolerated by a flavor that stands for it", []string{"DOC012"}, needs(kFl, kPool), checkPoolTaintUntolerated},
+	{"MLP009", "queued-pool-without-provisioning-check", "every flavor of a queued-provisioning pool has a provisioning admission check", nil, needs(kCQ, kFl, kPool, kAC), checkQueuedWithoutCheck},
+	{"MLP010", "provisioning-check-without-queued-pool", "every queued-provisioning admission check applies to queued-provisioning pools only", nil, needs(kCQ, kFl, kPool, kAC), checkProvisioningWithoutQueued},
+	{"MLP011", "workload-identity-blocked-by-network-policy", "no training network policy keeps a Workload Identity binding's pods from the metadata server", nil, needs(kID, kNP), checkWIBlockedByPolicy},
+	{"MLP012", "workload-identity-without-metadata-server", "every Workload Identity binding's team runs on pools with the GKE metadata server", nil, needs(kID, kLQ, kCQ, kFl, kPool), checkWIWithoutMetadataServer},
+	{"MLP013", "gang-larger-than-pools", "every flavor's pools hold the largest queue's quota of it", nil, needs(kCQ, kCo, kFl, kPool), checkGangLargerThanPools},
+	{"MLP014", "sliced-flavor-before-whole-gpus", "no resource group lists a sliced flavor before a whole-GPU one", nil, needs(kCQ, kFl, kPool), checkSlicedBeforeWhole},
+	{"MLP015", "multikueue-manager-quota-above-workers", "no MultiKueue manager admits more than its workers hold", nil, needs(kCQ, kLQ, kAC), checkMultiKueueAbove},
+	{"MLP016", "multikueue-manager-quota-below-workers", "no MultiKueue manager admits less than its workers hold", nil, needs(kCQ, kLQ, kAC), checkMultiKueueBelow},
+	{"MLP017", "multikueue-check-misconfigured", "no ClusterQueue combines admission checks Kueue refuses with a MultiKueue check", nil, needs(kCQ, kAC), checkMultiKueueMisconfigured},
+	{"MLP018", "default-deny-widened", "no other NetworkPolicy lets a team namespace's pods do more than its training network policy's holes", []string{"DOC014"}, needs(kNP), checkDefaultDenyWidened},
+	{"MLP019", "gpu-quota-fractional", "no quota of an extended resource (nvidia.com/gpu) is a fraction, which no pod can use", nil, needs(kCQ, kCo), checkFractionalQuota},
+	{"MLP020", "workload-identity-cannot-reach-google", "every Workload Identity binding's pods can reach Google APIs to use the token", nil, needs(kID, kNP), checkWICannotReachGoogle},
 }
 
 // In says where the rule's inputs exist: a plan, a live cluster, or both
@@ -111,8 +129,41 @@ func (r Rule) In() Where {
 	return Both
 }
 
+// Runs reports whether the rule runs on the platform: its inputs exist in
+// that kind of source (In), and every kind it needs was read (Unread).
+func (r Rule) Runs(pl *model.Platform) bool {
+	if r.In() == PlanOnly && pl.Live || r.In() == LiveOnly && !pl.Live {
+		return false
+	}
+	return len(r.Unread(pl)) == 0
+}
+
+// Unread lists the kinds the rule needs that the platform's source could
+// not read: while there is one, the rule does not run.
+func (r Rule) Unread(pl *model.Platform) []model.Kind {
+	var out []model.Kind
+	for _, k := range r.Needs {
+		if _, unread := pl.Unread[k]; unread {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // Count is the number of rules.
 func Count() int { return len(Rules) }
+
+// CountIn is the number of rules that run on a plan (live false) or on a
+// live cluster (live true).
+func CountIn(live bool) int {
+	n := 0
+	for _, r := range Rules {
+		if r.Runs(&model.Platform{Live: live}) {
+			n++
+		}
+	}
+	return n
+}
 
 // ctx holds the platform and collects findings.
 type ctx struct {
@@ -141,11 +192,14 @@ const UndecidedFix = "nothing if the configuration is as intended: the check dec
 // unknownText is how a value known only after apply reads.
 const unknownText = model.UnknownText
 
-// Run runs every rule on the platform and returns the findings, most
-// severe first, then by identifier.
+// Run runs every rule that runs on the platform (Rule.Runs) and returns the findings, most severe first, then by
+// identifier.
 func Run(pl *model.Platform) []Finding {
 	c := &ctx{pl: pl}
 	for _, r := range Rules {
+		if !r.Runs(pl) {
+			continue
+		}
 		c.cur = r
 		r.run(c)
 	}

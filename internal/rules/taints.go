@@ -12,11 +12,12 @@ import (
 // covers reports whether a resource group covers nvidia.com/gpu.
 func covers(resources []string) bool { return slices.Contains(resources, spec.GPUResource) }
 
-// poolFlavors lists the flavors that stand for the pool; none when one of
+// poolFlavors lists the flavors that pin their pods to the pool
+// (model.Platform.PinningFlavorsOf); none when one of
 // them lacks tolerations in the plan (taint rules skip the pool); decided is
 // false when a flavor's or the pool's labels are known only after apply.
 func (c *ctx) poolFlavors(p *model.Pool) (flavors []*model.Flavor, decided bool) {
-	flavors, decided = c.pl.FlavorsOf(p)
+	flavors, decided = c.pl.PinningFlavorsOf(p)
 	if slices.ContainsFunc(flavors, func(f *model.Flavor) bool { return f.TolerationsAbsent }) {
 		return nil, true
 	}

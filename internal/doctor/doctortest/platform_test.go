@@ -274,7 +274,7 @@ func clean(code int, _ string, _ jsonResult) bool { return code == doctor.ExitOK
 
 func has(res jsonResult, id, object string) *doctor.Finding {
 	for i, f := range res.Findings {
-		if f.ID == id && (object == "" || f.Object == object) {
+		if f.ID == id && (object == "" || f.Object() == object) {
 			return &res.Findings[i]
 		}
 	}
