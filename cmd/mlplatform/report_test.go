@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/report"
 )
 
 func TestReportCmd(t *testing.T) {
@@ -46,7 +49,7 @@ func TestReportCmd(t *testing.T) {
 		"fail on checks": {args: []string{"--fail-on", "checks", sharing}, wantCode: 6,
 			wantOut: []string{"### Checks", "MLP013 gang-larger-than-pools (error)"}, wantStderr: []string{"check findings found (exit 6)"}},
 		"checks win over the other gates": {args: []string{"--fail-on", "overcommit,checks", sharing}, wantCode: 6, wantStderr: []string{"check findings, over-commit found (exit 6)"}},
-		"checks clean":                    {args: []string{"--fail-on", "checks", full}, wantCode: 0, wantOut: []string{"All 17 checks passed."}},
+		"checks clean":                    {args: []string{"--fail-on", "checks", full}, wantCode: 0, wantOut: []string{fmt.Sprintf("All %d checks passed.", report.CheckCount())}},
 		"MultiKueue checks fail": {args: []string{"--fail-on", "checks", multikueue}, wantCode: 6,
 			wantOut: []string{"### MultiKueue: manager quota vs workers", "MLP015 multikueue-manager-quota-above-workers (error)", "MLP016 multikueue-manager-quota-below-workers (warning)"}},
 		"undecided does not fail":    {args: []string{"--fail-on", "checks", unknown}, wantCode: 0, wantOut: []string{"MLP013 gang-larger-than-pools (undecided)"}},
@@ -94,10 +97,13 @@ func TestReportCmd(t *testing.T) {
 
 // TestReportChecksOnRealPlans runs `mlplatform report --fail-on checks` on
 // the plans internal/report's acceptance tests saved from real terraform
-// plans: one per check up to MLP014 (exit 6), a MultiKueue platform of
-// three provider aliases with MLP015 and MLP016 findings (exit 6), the clean
-// platform and the example configuration (exit 0, "All 17 checks passed."),
-// and a plan whose check could not decide (exit 0: undecided never fails).
+// plans: one per check that a small platform can break (exit 6), a
+// MultiKueue platform of three provider aliases with MLP015 and MLP016
+// findings (exit 6), the flavor-pool relation's two cases (a label the
+// pool's nodes lack: MLP005, exit 6; only the accelerator label: clean), the
+// clean platform and the example configuration (exit 0, "All N checks
+// passed."), and a plan whose check could not decide (exit 0: undecided
+// never fails).
 func TestReportChecksOnRealPlans(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("..", "..", "internal", "report", "testdata")
@@ -113,10 +119,12 @@ func TestReportChecksOnRealPlans(t *testing.T) {
 		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(plan), "real_check_"), ".json")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			wantCode, wantOut := 0, "All 17 checks passed."
+			wantCode, wantOut := 0, fmt.Sprintf("All %d checks passed.", report.CheckCount())
 			switch {
 			case strings.HasPrefix(name, "mlp"):
-				wantCode, wantOut = 6, "MLP"+strings.TrimPrefix(name, "mlp")+" "
+				wantCode, wantOut = 6, "MLP"+strings.TrimPrefix(name, "mlp")[:3]+" "
+			case name == "relation_extra_label":
+				wantCode, wantOut = 6, "MLP005 "
 			case name == "multikueue":
 				wantCode, wantOut = 6, "MLP015 "
 			case name == "undecided":

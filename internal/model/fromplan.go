@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/tfplan"
 )
@@ -423,7 +424,9 @@ func (r reader) policy(src Src) *NetworkPolicy {
 			p.Spec.ExtraEgress = append(p.Spec.ExtraEgress, rule)
 		}
 	}
-	p.Name = p.Spec.Namespace
+	if p.Spec.Namespace != "" {
+		p.Name = p.Spec.Namespace + "/" + netpol.DefaultDeny // as FromLive names it
+	}
 	return p
 }
 

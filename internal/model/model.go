@@ -255,3 +255,43 @@ func NameOf(o Object) Known {
 	s := o.Source()
 	return Known{S: s.Name, Known: s.Name != "", Unknown: s.Name == ""}
 }
+
+// Objects lists every object of the platform, kind by kind.
+func (pl *Platform) Objects() []Object {
+	var out []Object
+	add := func(xs ...Object) { out = append(out, xs...) }
+	for _, x := range pl.Namespaces {
+		add(x)
+	}
+	for _, x := range pl.Queues {
+		add(x)
+	}
+	for _, x := range pl.Cohorts {
+		add(x)
+	}
+	for _, x := range pl.LocalQueues {
+		add(x)
+	}
+	for _, x := range pl.Flavors {
+		add(x)
+	}
+	for _, x := range pl.Pools {
+		add(x)
+	}
+	for _, x := range pl.ProvisioningChecks {
+		add(x)
+	}
+	for _, x := range pl.Policies {
+		add(x)
+	}
+	for _, x := range pl.Identities {
+		add(x)
+	}
+	for _, x := range pl.MultiKueueChecks {
+		add(x)
+	}
+	for _, x := range pl.Widenings {
+		add(x)
+	}
+	return out
+}

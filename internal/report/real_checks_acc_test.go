@@ -182,6 +182,53 @@ resource "mlplatform_resource_flavor" "mig" {
 }
 `
 		}, ID: "MLP014", Sev: report.SevWarning},
+		// Two pools of different GPUs in one cluster whose nodes carry the
+		// flavor's one label.
+		"mlp006b": {Edit: func(s string) string {
+			return repl("node_labels = mlplatform_gpu_pool.h100.node_selector", `node_labels = { "P-gpu" = "any" }`, "#POOL", `labels = { "P-gpu" = "any" }`)(s) + `
+resource "mlplatform_gpu_pool" "l4" {
+  name         = "P-l4"
+  machine_type = "g2-standard-8"
+  gpu          = { type = "nvidia-l4", count = 1 }
+  capacity     = "spot"
+  autoscaling  = { max_nodes = 4 }
+  labels       = { "P-gpu" = "any" }
+}
+`
+		}, ID: "MLP006", Sev: report.SevWarning},
+		"mlp017": {Edit: func(s string) string {
+			return repl("#QUEUE", `admission_checks = { (mlplatform_multikueue_check.mk.name) = {}, (mlplatform_multikueue_check.mk2.name) = {} }`)(s) + `
+resource "mlplatform_multikueue_check" "mk" {
+  name     = "P-mk"
+  clusters = ["P-w1"]
+}
+
+resource "mlplatform_multikueue_check" "mk2" {
+  name     = "P-mk2"
+  clusters = ["P-w2"]
+}
+`
+		}, ID: "MLP017", Sev: report.SevError},
+		"mlp019": {Edit: repl(`nominal_quota = "16" }`, `nominal_quota = "15500m" }`), ID: "MLP019", Sev: report.SevError},
+		"mlp020": {Edit: repl("#POLICY", `google_apis = "none"`), ID: "MLP020", Sev: report.SevError},
+		// The flavor-pool relation: a label the pool's nodes lack is an
+		// error, and the pool's GPUs do not count for the flavor...
+		"relation_extra_label": {Edit: repl("node_labels = mlplatform_gpu_pool.h100.node_selector",
+			`node_labels = merge(mlplatform_gpu_pool.h100.node_selector, { "team" = "vision" })`), ID: "MLP005", Sev: report.SevError},
+		// ...and a flavor with only the accelerator label stands for every
+		// pool of that GPU: both count (16 GPUs of quota, 2 + 16 in the pools).
+		"relation_accelerator": {Edit: func(s string) string {
+			return repl("node_labels = mlplatform_gpu_pool.h100.node_selector", `node_labels = { "cloud.google.com/gke-accelerator" = "nvidia-a100-80gb" }`,
+				`gpu         = { type = "nvidia-h100-80gb", count = 8 }`, "machine_type = \"a2-ultragpu-1g\"\n  gpu         = { type = \"nvidia-a100-80gb\", count = 1 }")(s) + `
+resource "mlplatform_gpu_pool" "a100b" {
+  name         = "P-a100b"
+  machine_type = "a2-ultragpu-1g"
+  gpu          = { type = "nvidia-a100-80gb", count = 1 }
+  capacity     = "spot"
+  autoscaling  = { max_nodes = 16 }
+}
+`
+		}},
 	}
 }
 
@@ -189,6 +236,13 @@ resource "mlplatform_resource_flavor" "mig" {
 func checkPrefix(name string) string {
 	if strings.HasPrefix(name, "mlp") {
 		return "k" + strings.TrimPrefix(name, "mlp")
+	}
+	if words := strings.Split(name, "_"); len(words) > 1 {
+		p := "k"
+		for _, w := range words {
+			p += w[:1]
+		}
+		return p
 	}
 	return "k" + name[:2]
 }
