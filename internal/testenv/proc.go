@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -119,10 +121,16 @@ func (p *process) waitFor(ctx context.Context, timeout time.Duration, what strin
 	}
 }
 
-// freePorts reserves n distinct loopback ports. The listeners are closed
-// before returning, so a port can in principle be taken again; the window is
-// milliseconds and each port is only used on 127.0.0.1.
+// freePorts reserves n distinct loopback ports below the kernel's ephemeral
+// range. A port taken with Listen("127.0.0.1:0") comes from that range, and
+// every outgoing connection of the processes started between the pick and
+// the use (etcd, the API server, the controller manager, the Kueue manager:
+// tens of seconds) draws its source port from it too; a CI run once lost the
+// Kueue manager's health port that way ("bind: address already in use").
+// Below the range only an explicit bind takes a port. Each pick is checked by
+// listening on it; the listeners are closed before returning.
 func freePorts(n int) ([]int, error) {
+	low := ephemeralLow()
 	ports := make([]int, 0, n)
 	var ls []net.Listener
 	defer func() {
@@ -130,15 +138,38 @@ func freePorts(n int) ([]int, error) {
 			_ = l.Close()
 		}
 	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(ports) < n; tries++ {
+		if tries > 1000 {
+			return nil, fmt.Errorf("reserve a loopback port: no free port in 10000-%d after %d tries", low-1, tries)
+		}
+		port := 10000 + rand.IntN(low-10000)
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 		if err != nil {
-			return nil, fmt.Errorf("reserve a loopback port: %w", err)
+			continue
 		}
 		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		ports = append(ports, port)
 	}
 	return ports, nil
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux's
+// net.ipv4.ip_local_port_range; 32768 where it cannot be read).
+func ephemeralLow() int {
+	const fallback = 32768
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return fallback
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return fallback
+	}
+	low, err := strconv.Atoi(f[0])
+	if err != nil || low <= 11000 {
+		return fallback
+	}
+	return low
 }
 
 var errNotReady = errors.New("not ready")
