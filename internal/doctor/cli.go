@@ -50,10 +50,11 @@ const usage = `usage: mlplatform doctor [flags]
 Checks the live platform, with the provider's settings (flags, else the same
 environment variables the provider reads): Kueue's CRDs, version and webhooks;
 the ProvisioningRequest API when a provisioning check exists; every AdmissionCheck,
-ClusterQueue and LocalQueue Active; every flavor in use exists and is backed by
-a GKE node pool that exists, RUNNING, whose taints the flavor tolerates; workloads
-waiting longer than --pending-threshold, and why; no NetworkPolicy that widens a
-team namespace's default deny. One request per kind.
+ClusterQueue and LocalQueue Active; every GKE node pool RUNNING; workloads
+waiting longer than --pending-threshold, and why; and every rule of the platform
+that mlplatform report runs on a plan (MLP001...), on what the cluster and GKE
+hold, with NetworkPolicies that widen a team namespace's default deny. One
+request per kind; read-only (--rbac prints the access it needs).
 
   --project, --location, --cluster   the GKE cluster (MLPLATFORM_PROJECT or GOOGLE_PROJECT
                                      or GOOGLE_CLOUD_PROJECT, MLPLATFORM_LOCATION, MLPLATFORM_CLUSTER)
@@ -66,7 +67,9 @@ team namespace's default deny. One request per kind.
   --timeout DURATION                 bound of the whole run (default 2m)
   --pending-threshold DURATION       a workload waiting longer is a finding (default 30m)
   --format text|json                 default text
-  --list                             list the checks and exit
+  --list                             list the checks and rules, and exit
+  --rbac                             print the read-only ClusterRole (and Role in kueue-system)
+                                     doctor needs, with bindings to edit, and exit
 
 Exit codes: 0 all checks passed; 1 doctor could not run (settings, or the Kubernetes
 API server did not answer); 2 usage error; 6 a check found an error or a warning
@@ -92,6 +95,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	timeout := fs.Duration("timeout", 2*time.Minute, "whole run")
 	threshold := fs.Duration("pending-threshold", 30*time.Minute, "pending workloads")
 	list := fs.Bool("list", false, "list the checks")
+	printRBAC := fs.Bool("rbac", false, "print the RBAC doctor needs")
 	usageErr := func(err error) int {
 		fmt.Fprintf(stderr, "mlplatform doctor: %v\n\n%s", err, usage)
 		return ExitUsage
@@ -112,6 +116,10 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	}
 	if *checkTimeout <= 0 || *timeout <= 0 || *threshold <= 0 {
 		return usageErr(errors.New("--check-timeout, --timeout and --pending-threshold must be positive durations"))
+	}
+	if *printRBAC {
+		_, _ = io.WriteString(stdout, RBAC)
+		return ExitOK
 	}
 	if *list {
 		listChecks(stdout)

@@ -88,6 +88,7 @@ current-context: c
 		wantStderr []string
 	}{
 		"help":              {args: []string{"--help"}, wantOut: []string{"Exit codes: 0 all checks passed"}},
+		"rbac":              {args: []string{"--rbac"}, wantOut: []string{"kind: ClusterRole", "name: mlplatform-doctor", "verbs: [\"list\"]"}},
 		"list":              {args: []string{"--list"}, wantOut: []string{"DOC001  kueue-crds", "DOC013  workload-pending", "MLP002  local-queue-namespace-not-selected", "(was DOC008)", "MLP020  workload-identity-cannot-reach-google"}},
 		"unknown flag":      {args: []string{"--nope"}, wantCode: ExitUsage, wantStderr: []string{"flag provided but not defined: -nope", "usage: mlplatform doctor"}},
 		"unknown format":    {args: []string{"--format", "yaml"}, wantCode: ExitUsage, wantStderr: []string{`unknown format "yaml"`}},

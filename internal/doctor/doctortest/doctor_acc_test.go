@@ -13,11 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/yaml"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/doctor"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
@@ -323,5 +326,103 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 	}
 	if k100 != kinds || g100 != 1 {
 		t.Errorf("want %d Kubernetes requests (one per kind) and 1 ListNodePools; got %d and %d", kinds, k100, g100)
+	}
+}
+
+// TestAccDoctorLeastPrivilege runs doctor as a user bound only to the
+// read-only RBAC it documents (`mlplatform doctor --rbac`, applied as
+// printed) and as the cluster's admin, on a platform with something to
+// find: the same findings. The role grants no Secret, so a read of one
+// would show as a DOC000 here.
+func TestAccDoctorLeastPrivilege(t *testing.T) {
+	p := newPlatform(t)
+	p.shared()
+	p.teams(0, 2)
+	ns := nsName(1)
+	wide := netpoltest.Widening(ns)["allow-https-anywhere"]
+	_, err := p.core.NetworkingV1().NetworkPolicies(ns).Create(p.ctx, &wide, metav1.CreateOptions{})
+	ignoreExists(t, err)
+	defer func() {
+		_ = p.core.NetworkingV1().NetworkPolicies(ns).Delete(context.Background(), wide.Name, metav1.DeleteOptions{})
+	}()
+	const user = "mlplatform-doctor"
+	p.applyRBAC(doctor.RBAC)
+	p.until("the widening policy found", func(_ int, _ string, res jsonResult) bool {
+		return has(res, "MLP018", "NetworkPolicy "+ns+"/"+wide.Name) != nil
+	})
+
+	run := func(as string) *doctor.Result {
+		cfg := rest.CopyConfig(p.env.REST)
+		if as != "" {
+			cfg.Impersonate = rest.ImpersonationConfig{UserName: as}
+		}
+		kc, err := kube.New(cfg, "doctor-rbac-test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := gke.New(p.ctx, p.env.GCP.ClientOptions()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = g.Close() }()
+		res, err := doctor.Run(p.ctx, doctor.Sources{Kube: kc, GKE: g, Cluster: p.cluster()}, doctor.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	admin, reader := run(""), run(user)
+	if d := cmp.Diff(admin.Findings, reader.Findings); d != "" {
+		t.Errorf("findings as the admin and as %s, bound to the documented role, differ (-admin +role):\n%s", user, d)
+	}
+	if len(admin.Findings) == 0 {
+		t.Error("no findings to compare")
+	}
+	if !slices.ContainsFunc(reader.Notes, func(n string) bool { return strings.Contains(n, "webhooks were not probed") }) {
+		t.Errorf("as %s (no create on resourceflavors), want a note that the webhooks were not probed; notes %q", user, reader.Notes)
+	}
+	if strings.Contains(strings.ToLower(doctor.RBAC), "secret") && !strings.Contains(doctor.RBAC, "It reads no Secret") {
+		t.Error("the documented role mentions secrets")
+	}
+}
+
+// applyRBAC creates the ClusterRoles, Roles and bindings of a manifest.
+func (p *platform) applyRBAC(manifest string) {
+	t := p.t
+	rbac := p.core.RbacV1()
+	for _, doc := range strings.Split(manifest, "\n---\n") {
+		var meta metav1.TypeMeta
+		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		switch meta.Kind {
+		case "ClusterRole":
+			var o rbacv1.ClusterRole
+			mustYAML(t, doc, &o)
+			_, err = rbac.ClusterRoles().Create(p.ctx, &o, metav1.CreateOptions{})
+		case "Role":
+			var o rbacv1.Role
+			mustYAML(t, doc, &o)
+			_, err = rbac.Roles(o.Namespace).Create(p.ctx, &o, metav1.CreateOptions{})
+		case "ClusterRoleBinding":
+			var o rbacv1.ClusterRoleBinding
+			mustYAML(t, doc, &o)
+			_, err = rbac.ClusterRoleBindings().Create(p.ctx, &o, metav1.CreateOptions{})
+		case "RoleBinding":
+			var o rbacv1.RoleBinding
+			mustYAML(t, doc, &o)
+			_, err = rbac.RoleBindings(o.Namespace).Create(p.ctx, &o, metav1.CreateOptions{})
+		default:
+			t.Fatalf("unexpected kind %q in the RBAC manifest", meta.Kind)
+		}
+		ignoreExists(t, err)
+	}
+}
+
+func mustYAML(t *testing.T, doc string, into any) {
+	t.Helper()
+	if err := yaml.UnmarshalStrict([]byte(doc), into); err != nil {
+		t.Fatal(err)
 	}
 }
