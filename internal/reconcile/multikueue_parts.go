@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -110,4 +111,51 @@ func claimManager(ctx context.Context, p managerParts, creating bool) func(metav
 func (l *Ledger) claimSecret(s *corev1.Secret) bool {
 	mine, _, _ := l.claimKube("Secret", Ref{Namespace: s.Namespace, Name: s.Name}, s, true, false)
 	return mine
+}
+
+// claimed is what claim found of the five objects a write writes.
+type claimed struct {
+	w                  workerParts
+	mg                 managerParts
+	sa                 *corev1.ServiceAccount
+	role               *rbacv1.ClusterRole
+	binding            *rbacv1.ClusterRoleBinding
+	secret             *corev1.Secret
+	mkc                *kueuev1beta2.MultiKueueCluster
+	saFound, roleFound bool
+	bindingFound       bool
+	secretFound        bool
+	mkcFound           bool
+}
+
+// claim reads the five objects a write writes and fails with a
+// *NotOwnedError, before any write, when one exists that is not this
+// resource instance's (Part.claim; claimWorker and claimManager say what
+// it may take that it did not record).
+func (m MultiKueueClusters) claim(ctx context.Context, wc *kube.Client, ref Ref, s spec.MultiKueueCluster, creating bool) (claimed, error) {
+	c := claimed{w: newWorkerParts(wc, s.Worker, s.ServiceAccount), mg: m.managerParts(ref.Name, s.SecretName())}
+	takeWorker, takeManager := claimWorker(ctx, creating), claimManager(ctx, c.mg, creating)
+	workerErr := func(err error) error {
+		var no *NotOwnedError
+		if errors.As(err, &no) {
+			no.Detail = strings.TrimPrefix(no.Detail+"; in worker "+ref.Name, "; ")
+			return no
+		}
+		return &WorkerError{Name: ref.Name, Worker: s.Worker, Err: err}
+	}
+	var err error
+	if c.sa, c.saFound, err = c.w.sa.claim(ctx, takeWorker); err != nil {
+		return c, workerErr(err)
+	}
+	if c.role, c.roleFound, err = c.w.role.claim(ctx, takeWorker); err != nil {
+		return c, workerErr(err)
+	}
+	if c.binding, c.bindingFound, err = c.w.binding.claim(ctx, takeWorker); err != nil {
+		return c, workerErr(err)
+	}
+	if c.secret, c.secretFound, err = c.mg.secret.claim(ctx, takeManager); err != nil {
+		return c, err
+	}
+	c.mkc, c.mkcFound, err = c.mg.mkc.claim(ctx, takeManager)
+	return c, err
 }
