@@ -2,20 +2,14 @@ package reconcile
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	"k8s.io/utils/ptr"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
@@ -192,19 +186,6 @@ func (m MultiKueueClusters) Diff(desired spec.MultiKueueCluster, actual MultiKue
 	return d
 }
 
-// WorkerError is a worker cluster that could not be read or written.
-type WorkerError struct {
-	Name   string // the MultiKueueCluster
-	Worker spec.Worker
-	Err    error
-}
-
-func (e *WorkerError) Error() string {
-	return fmt.Sprintf("worker %s (%s): %v", e.Name, e.Worker, e.Err)
-}
-
-func (e *WorkerError) Unwrap() error { return e.Err }
-
 // Create gives the manager access to the worker for the first time. Every
 // object it would write, in the worker and in the manager, is checked first:
 // one that exists fails the create before any write, whoever made it.
@@ -260,7 +241,7 @@ func (m MultiKueueClusters) write(ctx context.Context, wc *kube.Client, ep kube.
 		return Result[MultiKueueClusterObserved]{Observed: obs, Partial: found && rerr == nil}, err
 	}
 	workerErr := func(err error) error { return &WorkerError{Name: ref.Name, Worker: s.Worker, Err: err} }
-	if err := m.applyWorkerAccess(ctx, wc, s, cl); err != nil {
+	if err := applyWorkerAccess(ctx, wc, cl); err != nil {
 		return partial(workerErr(err))
 	}
 	sha, newHolder := "", ""
@@ -269,32 +250,13 @@ func (m MultiKueueClusters) write(ctx context.Context, wc *kube.Client, ep kube.
 			sha = cl.mkc.Annotations[KubeconfigSHA256Annotation]
 		}
 	} else {
-		holder, err := m.tokenHolder(ctx, wc, s.ServiceAccount)
+		token, holder, err := issueToken(ctx, wc, s)
 		if err != nil {
 			return partial(workerErr(err))
 		}
-		newHolder = holder.Name
-		tr, err := wc.Core.CoreV1().ServiceAccounts(spec.KueueNamespace).CreateToken(ctx, s.ServiceAccount, &authenticationv1.TokenRequest{
-			Spec: authenticationv1.TokenRequestSpec{
-				ExpirationSeconds: ptr.To(int64(s.TokenValidity / time.Second)),
-				BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Secret", APIVersion: "v1", Name: holder.Name, UID: holder.UID},
-			},
-		}, metav1.CreateOptions{})
-		if err != nil {
-			return partial(workerErr(fmt.Errorf("request a token for ServiceAccount %s/%s: %w", spec.KueueNamespace, s.ServiceAccount, err)))
-		}
-		data, err := workerKubeconfig(ref.Name, ep, tr.Status.Token)
-		if err != nil {
+		newHolder = holder
+		if sha, err = writeKubeconfig(ctx, cl.mg.secret, cl.secret, cl.secretFound, ref.Name, ep, token); err != nil {
 			return partial(err)
-		}
-		sum := sha256.Sum256(data)
-		sha = hex.EncodeToString(sum[:])
-		secret := corev1ac.Secret(s.SecretName(), spec.KueueNamespace).
-			WithType(corev1.SecretTypeOpaque).
-			WithData(map[string][]byte{spec.MultiKueueKubeconfigKey: data})
-		// An imported Secret is not marked: only what the platform creates is.
-		if _, err := cl.mg.secret.ensure(ctx, cl.secret, cl.secretFound, secret, !cl.secretFound || Created(cl.secret)); err != nil {
-			return partial(fmt.Errorf("write the kubeconfig Secret %s/%s: %w", spec.KueueNamespace, s.SecretName(), err))
 		}
 	}
 	mkc := kueue.MultiKueueCluster(ref.Name, s.SecretName()).WithAnnotations(map[string]string{KubeconfigSHA256Annotation: sha})

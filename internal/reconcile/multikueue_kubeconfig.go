@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
@@ -75,6 +76,26 @@ func (m MultiKueueClusters) readKubeconfig(ctx context.Context, name string) (*k
 		}
 	}
 	return r, nil
+}
+
+// writeKubeconfig writes the kubeconfig of token, for the worker at ep as
+// cluster name, into the Secret p, as claim found it (cur, found), and
+// returns its SHA-256 (hex). An imported Secret is not marked: only what
+// the platform creates is.
+func writeKubeconfig(ctx context.Context, p Part[*corev1.Secret, *corev1ac.SecretApplyConfiguration], cur *corev1.Secret, found bool,
+	name string, ep kube.Endpoint, token string) (string, error) {
+	data, err := workerKubeconfig(name, ep, token)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	secret := corev1ac.Secret(p.Ref.Name, p.Ref.Namespace).
+		WithType(corev1.SecretTypeOpaque).
+		WithData(map[string][]byte{spec.MultiKueueKubeconfigKey: data})
+	if _, err := p.ensure(ctx, cur, found, secret, !found || Created(cur)); err != nil {
+		return "", fmt.Errorf("write the kubeconfig Secret %s: %w", p.Ref, err)
+	}
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // workerKubeconfig is the kubeconfig Kueue accepts: the worker's server with

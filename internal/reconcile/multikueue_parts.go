@@ -9,7 +9,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 
@@ -18,33 +17,16 @@ import (
 )
 
 // The objects of a MultiKueue worker's access, as Parts (part.go): three in
-// the worker, two in the manager. Worker objects are keyed with the worker
-// they are in, so a worker_service_account of the same name in another
-// worker is another object.
-
-type workerParts struct {
-	sa      Part[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]
-	role    Part[*rbacv1.ClusterRole, *rbacv1ac.ClusterRoleApplyConfiguration]
-	binding Part[*rbacv1.ClusterRoleBinding, *rbacv1ac.ClusterRoleBindingApplyConfiguration]
-}
+// the worker (multikueue_worker.go), two in the manager. Worker objects are
+// keyed with the worker they are in, so a worker_service_account of the same
+// name in another worker is another object. And what a write may claim of
+// them.
 
 // inWorker marks the ledger keys of worker objects.
 const inWorker = " in worker "
 
 func workerKey(kind string, ref Ref, w spec.Worker) string {
 	return kubeKey(kind, ref) + inWorker + w.String()
-}
-
-func newWorkerParts(wc *kube.Client, w spec.Worker, sa string) workerParts {
-	saRef, rbacRef := Ref{Namespace: spec.KueueNamespace, Name: sa}, Ref{Name: sa}
-	return workerParts{
-		sa: Part[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]{Kind: "ServiceAccount", Ref: saRef,
-			Key: workerKey("ServiceAccount", saRef, w), API: wc.Core.CoreV1().ServiceAccounts(spec.KueueNamespace)},
-		role: Part[*rbacv1.ClusterRole, *rbacv1ac.ClusterRoleApplyConfiguration]{Kind: "ClusterRole", Ref: rbacRef,
-			Key: workerKey("ClusterRole", rbacRef, w), API: wc.Core.RbacV1().ClusterRoles()},
-		binding: Part[*rbacv1.ClusterRoleBinding, *rbacv1ac.ClusterRoleBindingApplyConfiguration]{Kind: "ClusterRoleBinding", Ref: rbacRef,
-			Key: workerKey("ClusterRoleBinding", rbacRef, w), API: wc.Core.RbacV1().ClusterRoleBindings()},
-	}
 }
 
 type managerParts struct {

@@ -8,9 +8,11 @@ import (
 	"strings"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
@@ -61,9 +63,29 @@ func tokenClaims(token string) (expires time.Time, serviceAccount, boundSecret s
 // the Secret exists, so deleting the Secret revokes it.
 const TokenOfLabel = "mlplatform.dev/multikueue-token-of"
 
+// issueToken requests a token for the service account of s in the worker
+// (wc), valid for s.TokenValidity and bound to a new Secret (tokenHolder),
+// and returns it with that Secret's name.
+func issueToken(ctx context.Context, wc *kube.Client, s spec.MultiKueueCluster) (token, holder string, err error) {
+	h, err := tokenHolder(ctx, wc, s.ServiceAccount)
+	if err != nil {
+		return "", "", err
+	}
+	tr, err := wc.Core.CoreV1().ServiceAccounts(spec.KueueNamespace).CreateToken(ctx, s.ServiceAccount, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{
+			ExpirationSeconds: ptr.To(int64(s.TokenValidity / time.Second)),
+			BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Secret", APIVersion: "v1", Name: h.Name, UID: h.UID},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return "", h.Name, fmt.Errorf("request a token for ServiceAccount %s/%s: %w", spec.KueueNamespace, s.ServiceAccount, err)
+	}
+	return tr.Status.Token, h.Name, nil
+}
+
 // tokenHolder creates the empty Secret a new token is bound to, owned by the
 // service account (so it goes with it).
-func (m MultiKueueClusters) tokenHolder(ctx context.Context, wc *kube.Client, sa string) (*corev1.Secret, error) {
+func tokenHolder(ctx context.Context, wc *kube.Client, sa string) (*corev1.Secret, error) {
 	owner, err := wc.Core.CoreV1().ServiceAccounts(spec.KueueNamespace).Get(ctx, sa, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("read ServiceAccount %s/%s: %w", spec.KueueNamespace, sa, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,86 @@ import (
 // The manager's access objects in a worker: the service account, the
 // ClusterRole MultiKueue documents for workers, and its binding.
 
+// WorkerError is a worker cluster that could not be read or written.
+type WorkerError struct {
+	Name   string // the MultiKueueCluster
+	Worker spec.Worker
+	Err    error
+}
+
+func (e *WorkerError) Error() string {
+	return fmt.Sprintf("worker %s (%s): %v", e.Name, e.Worker, e.Err)
+}
+
+func (e *WorkerError) Unwrap() error { return e.Err }
+
+// workerParts are the worker's objects, as Parts that know what the
+// platform writes (Want) and what an object read differs in (Drift).
+type workerParts struct {
+	sa      Part[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]
+	role    Part[*rbacv1.ClusterRole, *rbacv1ac.ClusterRoleApplyConfiguration]
+	binding Part[*rbacv1.ClusterRoleBinding, *rbacv1ac.ClusterRoleBindingApplyConfiguration]
+}
+
+// newWorkerParts are the objects of service account sa in worker w (wc):
+// the service account in kueue-system, the ClusterRole of spec.WorkerRBAC
+// and the binding of one to the other, all named sa.
+func newWorkerParts(wc *kube.Client, w spec.Worker, sa string) workerParts {
+	saRef, rbacRef := Ref{Namespace: spec.KueueNamespace, Name: sa}, Ref{Name: sa}
+	return workerParts{
+		sa: Part[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]{Kind: "ServiceAccount", Ref: saRef,
+			Key: workerKey("ServiceAccount", saRef, w), API: wc.Core.CoreV1().ServiceAccounts(spec.KueueNamespace),
+			Want: func() *corev1ac.ServiceAccountApplyConfiguration {
+				return corev1ac.ServiceAccount(sa, spec.KueueNamespace)
+			}},
+		role: Part[*rbacv1.ClusterRole, *rbacv1ac.ClusterRoleApplyConfiguration]{Kind: "ClusterRole", Ref: rbacRef,
+			Key: workerKey("ClusterRole", rbacRef, w), API: wc.Core.RbacV1().ClusterRoles(),
+			Want: func() *rbacv1ac.ClusterRoleApplyConfiguration { return workerClusterRole(sa) }, Drift: workerRoleDrift},
+		binding: Part[*rbacv1.ClusterRoleBinding, *rbacv1ac.ClusterRoleBindingApplyConfiguration]{Kind: "ClusterRoleBinding", Ref: rbacRef,
+			Key: workerKey("ClusterRoleBinding", rbacRef, w), API: wc.Core.RbacV1().ClusterRoleBindings(),
+			Want: func() *rbacv1ac.ClusterRoleBindingApplyConfiguration { return workerBinding(sa) }, Drift: workerBindingDrift(sa)},
+	}
+}
+
+// workerClusterRole is the ClusterRole sa the platform writes: spec.WorkerRBAC.
+func workerClusterRole(sa string) *rbacv1ac.ClusterRoleApplyConfiguration {
+	role := rbacv1ac.ClusterRole(sa)
+	for _, r := range spec.WorkerRBAC() {
+		role.WithRules(rbacv1ac.PolicyRule().WithAPIGroups(r.APIGroups...).WithResources(r.Resources...).WithVerbs(r.Verbs...))
+	}
+	return role
+}
+
+// workerRoleDrift says whether a ClusterRole grants other than
+// spec.WorkerRBAC (compared as a set: sameRules).
+func workerRoleDrift(r *rbacv1.ClusterRole) string {
+	if sameRules(r.Rules, workerRole()) {
+		return ""
+	}
+	return "rules changed"
+}
+
+// workerBinding is the ClusterRoleBinding sa the platform writes: the
+// ClusterRole sa to the service account sa in kueue-system.
+func workerBinding(sa string) *rbacv1ac.ClusterRoleBindingApplyConfiguration {
+	return rbacv1ac.ClusterRoleBinding(sa).
+		WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup("rbac.authorization.k8s.io").WithKind("ClusterRole").WithName(sa)).
+		WithSubjects(rbacv1ac.Subject().WithKind("ServiceAccount").WithName(sa).WithNamespace(spec.KueueNamespace))
+}
+
+// workerBindingDrift says whether a binding no longer binds the ClusterRole
+// sa to the service account sa (subjects others added are theirs).
+func workerBindingDrift(sa string) func(*rbacv1.ClusterRoleBinding) string {
+	return func(b *rbacv1.ClusterRoleBinding) string {
+		if b.RoleRef.Name == sa && b.RoleRef.Kind == "ClusterRole" && slices.ContainsFunc(b.Subjects, func(sub rbacv1.Subject) bool {
+			return sub.Kind == "ServiceAccount" && sub.Name == sa && sub.Namespace == spec.KueueNamespace
+		}) {
+			return ""
+		}
+		return "changed"
+	}
+}
+
 // workerRole is the ClusterRole the platform wants in the worker.
 func workerRole() []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
@@ -31,55 +112,14 @@ func workerRole() []rbacv1.PolicyRule {
 // workerAccess says whether the worker holds the service account, the
 // ClusterRole and the binding as the platform writes them (and, where this
 // resource instance recorded them, the very objects it recorded: one made
-// again by someone is noted, and reads as replaced).
+// again by someone is noted, and reads as replaced): WorkerAccessGranted,
+// or what Part.check says of the first that is not.
 func workerAccess(ctx context.Context, wc *kube.Client, s spec.MultiKueueCluster) (string, error) {
-	parts := newWorkerParts(wc, s.Worker, s.ServiceAccount)
-	l := ledgerOf(ctx)
-	replaced := func(kind, key string, ref Ref, obj metav1.Object) (string, bool) {
-		uid := string(obj.GetUID())
-		st, rec := l.standing(key, func(r string) bool { return r == uid })
-		if st != Replaced {
-			return "", false
+	p := newWorkerParts(wc, s.Worker, s.ServiceAccount)
+	for _, check := range []func(context.Context) (string, error){p.sa.check, p.role.check, p.binding.check} {
+		if why, err := check(ctx); err != nil || why != "" {
+			return why, err
 		}
-		l.note(kubeForeign(kind, ref, rec, obj, false))
-		return kind + " " + ref.String() + " " + WorkerObjectReplaced, true
-	}
-	sa, found, err := parts.sa.read(ctx)
-	switch {
-	case err != nil:
-		return "", err
-	case !found:
-		return "ServiceAccount " + spec.KueueNamespace + "/" + s.ServiceAccount + " missing", nil
-	}
-	if why, ok := replaced("ServiceAccount", parts.sa.Key, parts.sa.Ref, sa); ok {
-		return why, nil
-	}
-	role, found, err := parts.role.read(ctx)
-	switch {
-	case err != nil:
-		return "", err
-	case !found:
-		return "ClusterRole " + s.ServiceAccount + " missing", nil
-	case !sameRules(role.Rules, workerRole()):
-		return "ClusterRole " + s.ServiceAccount + " rules changed", nil
-	}
-	if why, ok := replaced("ClusterRole", parts.role.Key, parts.role.Ref, role); ok {
-		return why, nil
-	}
-	b, found, err := parts.binding.read(ctx)
-	switch {
-	case err != nil:
-		return "", err
-	case !found:
-		return "ClusterRoleBinding " + s.ServiceAccount + " missing", nil
-	case b.RoleRef.Name != s.ServiceAccount || b.RoleRef.Kind != "ClusterRole" ||
-		!slices.ContainsFunc(b.Subjects, func(sub rbacv1.Subject) bool {
-			return sub.Kind == "ServiceAccount" && sub.Name == s.ServiceAccount && sub.Namespace == spec.KueueNamespace
-		}):
-		return "ClusterRoleBinding " + s.ServiceAccount + " changed", nil
-	}
-	if why, ok := replaced("ClusterRoleBinding", parts.binding.Key, parts.binding.Ref, b); ok {
-		return why, nil
 	}
 	return WorkerAccessGranted, nil
 }
@@ -136,32 +176,25 @@ func (m MultiKueueClusters) retire(ctx context.Context, wc *kube.Client, ref Ref
 }
 
 // applyWorkerAccess writes the service account, ClusterRole and binding in
-// the worker, with the platform's marker. It fails when kueue-system does
-// not exist there (Kueue is not installed).
-func (m MultiKueueClusters) applyWorkerAccess(ctx context.Context, wc *kube.Client, s spec.MultiKueueCluster, cl claimed) error {
+// the worker, with the platform's marker, to the objects claim found. It
+// fails when kueue-system does not exist there (Kueue is not installed).
+func applyWorkerAccess(ctx context.Context, wc *kube.Client, cl claimed) error {
 	if _, err := wc.Core.CoreV1().Namespaces().Get(ctx, spec.KueueNamespace, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 		return fmt.Errorf("namespace %s does not exist: install Kueue in the worker first", spec.KueueNamespace)
 	} else if err != nil {
 		return fmt.Errorf("read namespace %s: %w", spec.KueueNamespace, err)
 	}
-	if _, err := cl.w.sa.ensure(ctx, cl.sa, cl.saFound, corev1ac.ServiceAccount(s.ServiceAccount, spec.KueueNamespace), true); err != nil {
+	if _, err := cl.w.sa.put(ctx, cl.sa, cl.saFound); err != nil {
 		return err
 	}
-	role := rbacv1ac.ClusterRole(s.ServiceAccount)
-	for _, r := range spec.WorkerRBAC() {
-		role.WithRules(rbacv1ac.PolicyRule().WithAPIGroups(r.APIGroups...).WithResources(r.Resources...).WithVerbs(r.Verbs...))
-	}
-	if _, err := cl.w.role.ensure(ctx, cl.role, cl.roleFound, role, true); err != nil {
+	if _, err := cl.w.role.put(ctx, cl.role, cl.roleFound); err != nil {
 		return err
 	}
-	binding := rbacv1ac.ClusterRoleBinding(s.ServiceAccount).
-		WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup("rbac.authorization.k8s.io").WithKind("ClusterRole").WithName(s.ServiceAccount)).
-		WithSubjects(rbacv1ac.Subject().WithKind("ServiceAccount").WithName(s.ServiceAccount).WithNamespace(spec.KueueNamespace))
-	if _, err := cl.w.binding.ensure(ctx, cl.binding, cl.bindingFound, binding, true); err != nil {
+	if _, err := cl.w.binding.put(ctx, cl.binding, cl.bindingFound); err != nil {
 		var status apierrors.APIStatus
 		if errors.As(err, &status) && apierrors.IsInvalid(err) {
 			// roleRef cannot change: the binding was edited to another role.
-			return fmt.Errorf("apply ClusterRoleBinding %s (its roleRef was changed out of band and cannot be changed back; delete it and apply again): %w", s.ServiceAccount, err)
+			return fmt.Errorf("apply ClusterRoleBinding %s (its roleRef was changed out of band and cannot be changed back; delete it and apply again): %w", cl.w.binding.Ref.Name, err)
 		}
 		return err
 	}
@@ -181,13 +214,9 @@ func deleteWorkerAccess(ctx context.Context, wc *kube.Client, w spec.Worker, sa 
 	if err != nil {
 		return err
 	}
-	if found {
-		uid := string(obj.GetUID())
-		st, _ := ledgerOf(ctx).standing(p.sa.Key, func(r string) bool { return r == uid })
-		if st == Recorded || (st == Unrecorded && take != nil && take(obj)) {
-			if err := revokeTokens(ctx, wc, sa, ""); err != nil {
-				return err
-			}
+	if found && p.sa.held(ledgerOf(ctx), obj, take) {
+		if err := revokeTokens(ctx, wc, sa, ""); err != nil {
+			return err
 		}
 	}
 	if err := p.binding.release(ctx, take); err != nil {
