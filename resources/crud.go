@@ -87,9 +87,6 @@ type crud[M, R, S, O any] struct {
 	// completeRead, when set, runs before a read with the reconciler, e.g.
 	// to fill in an imported resource's settings; false stops the read.
 	completeRead func(ctx context.Context, r reconcile.Reconciler[R, S, O], m *M, diags *diag.Diagnostics) bool
-	// beforeDelete, when set, runs before the delete; an error refuses it
-	// (nothing is deleted), e.g. a namespace that still holds data.
-	beforeDelete func(ctx context.Context, c *platform.Clients, m M) error
 	// notOwnedAdvice, when set, is the way out, other than import, when a
 	// write finds a part someone else made.
 	notOwnedAdvice func(S, *reconcile.NotOwnedError) string
@@ -368,12 +365,6 @@ func (c *crud[M, R, S, O]) delete(ctx context.Context, current tfsdk.State, priv
 	ledger := loadLedger(ctx, private, false, diags)
 	ctx = reconcile.WithLedger(ctx, ledger)
 	defer c.foreign(ledger, ref, diags)
-	if c.beforeDelete != nil {
-		if err := c.beforeDelete(ctx, c.clients, m); err != nil {
-			diagnostics.Error(diags, "Could Not Delete "+c.title(ref), err)
-			return
-		}
-	}
 	var ignored diag.Diagnostics
 	if err := r.Delete(ctx, ref, c.toSpec(m, ctx, &ignored)); err != nil {
 		c.fail(diags, "Could Not Delete "+c.title(ref), err)

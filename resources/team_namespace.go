@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/diagnostics"
-	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -37,16 +36,6 @@ func NewTeamNamespace() resource.Resource {
 		ref:          func(m teamNamespaceModel) reconcile.Ref { return reconcile.Ref{Name: m.Name.ValueString()} },
 		toState:      specState(teamNamespaceState),
 		known:        teamNamespaceModel.known,
-		beforeDelete: func(ctx context.Context, c *platform.Clients, m teamNamespaceModel) error {
-			if m.Force.ValueBool() {
-				return nil
-			}
-			kc, err := c.Kube(ctx)
-			if err != nil {
-				return err
-			}
-			return reconcile.NamespaceData(ctx, kc, m.Name.ValueString())
-		},
 	}}
 }
 

@@ -2,10 +2,12 @@ package resources_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -18,6 +20,8 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
 // Destroying a team namespace that holds a checkpoint volume, a running Job
@@ -135,4 +139,93 @@ resource "mlplatform_training_network_policy" "team" {
 			},
 		},
 	})
+}
+
+// The library itself refuses to delete a team namespace that holds data,
+// whoever calls it: reconcile.TeamNamespaces, called directly with no
+// Terraform, refuses while the namespace holds a PersistentVolumeClaim and
+// deletes nothing; with ForceDestroy the namespace goes, with the claim.
+// A namespace that is not this caller's (another object than the one its
+// ledger recorded) is left before the data is even looked at.
+func TestAccTeamNamespacesDeleteHoldsDataLibrary(t *testing.T) {
+	t.Parallel()
+	c := realKube(t)
+	core := c.Core
+	for name, tc := range map[string]struct {
+		ns       string
+		force    bool
+		replaced bool                      // the ledger recorded another namespace at that name
+		want     *reconcile.HoldsDataError // nil: Delete succeeds
+		gone     bool
+	}{
+		"holds a claim": {ns: "lib-data-refused", want: &reconcile.HoldsDataError{Namespace: "lib-data-refused", PVCs: []string{"checkpoints (10Gi)"}}},
+		"forced":        {ns: "lib-data-forced", force: true, gone: true},
+		"not its own":   {ns: "lib-data-foreign", replaced: true},
+	} {
+		ns := tc.ns
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			t.Cleanup(func() { _ = core.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+			ledger := reconcile.NewLedger(nil)
+			r, ref := reconcile.NewTeamNamespaces(c), reconcile.Ref{Name: ns}
+			desired := spec.TeamNamespace{Name: ns, Team: "lib"}
+			if _, err := r.Create(reconcile.WithLedger(ctx, ledger), ref, desired); err != nil {
+				t.Fatal(err)
+			}
+			before, err := core.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "checkpoints"}, Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: k8sresource.MustParse("10Gi")}},
+			}}
+			if _, err := core.CoreV1().PersistentVolumeClaims(ns).Create(ctx, pvc, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if tc.replaced {
+				ids := ledger.IDs()
+				for k := range ids {
+					ids[k] = "another-namespace-uid"
+				}
+				ledger = reconcile.NewLedger(ids)
+			}
+
+			desired.ForceDestroy = tc.force
+			err = reconcile.NewTeamNamespaces(c).Delete(reconcile.WithLedger(ctx, ledger), ref, desired)
+			var held *reconcile.HoldsDataError
+			switch {
+			case tc.want == nil && err != nil:
+				t.Fatalf("Delete: %v", err)
+			case tc.want != nil && (!errors.As(err, &held) || !errors.Is(err, reconcile.ErrHoldsData)):
+				t.Fatalf("Delete: %v, want a *HoldsDataError (ErrHoldsData)", err)
+			case tc.want != nil:
+				if d := cmp.Diff(tc.want, held); d != "" {
+					t.Errorf("Delete refused (-want +got):\n%s", d)
+				}
+			}
+			after, err := core.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			switch {
+			case tc.gone && !apierrors.IsNotFound(err):
+				t.Fatalf("a forced Delete returned, and namespace %s is still there (err=%v)", ns, err)
+			case tc.gone:
+				return
+			case err != nil:
+				t.Fatalf("the namespace was deleted: %v", err)
+			case after.UID != before.UID || after.DeletionTimestamp != nil:
+				t.Fatalf("the namespace was deleted (uid %s → %s, deletionTimestamp %v)", before.UID, after.UID, after.DeletionTimestamp)
+			}
+			claim, err := core.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "checkpoints", metav1.GetOptions{})
+			if err != nil || claim.DeletionTimestamp != nil {
+				t.Fatalf("the claim was deleted (err=%v)", err)
+			}
+			if tc.replaced {
+				if f := ledger.Foreign(); len(f) != 1 || !f[0].Left {
+					t.Errorf("ledger.Foreign() = %+v, want the namespace found and left", f)
+				}
+			}
+		})
+	}
 }

@@ -27,6 +27,7 @@ func (m teamNamespaceModel) toSpec(ctx context.Context, diags *diag.Diagnostics)
 		Name: m.Name.ValueString(), Team: m.Team.ValueString(), Owner: m.Owner.ValueString(),
 		PodSecurity: m.PodSecurity.ValueString(),
 		Labels:      stringMap(ctx, m.Labels, diags), Annotations: stringMap(ctx, m.Annotations, diags),
+		ForceDestroy: m.Force.ValueBool(),
 	}
 }
 

@@ -34,6 +34,11 @@ import (
 //     ErrPreflight may follow writes. Result.Partial then says whether the
 //     caller should record Result.Observed (the next run repairs from it);
 //     otherwise the platform's marker lets the next Create complete the work.
+//   - Delete keeps data: a team namespace that holds PersistentVolumeClaims
+//     or unfinished work is refused with a *HoldsDataError (ErrHoldsData),
+//     nothing deleted, unless the spec it is given says ForceDestroy. The
+//     check comes after the identity check: a namespace that is not the
+//     caller's is left either way.
 //   - Errors state facts (object, field path in spec terms, cause) and wrap
 //     the sentinel or typed error callers branch on; they give no advice in
 //     any caller's language (internal/diagnostics adds that).

@@ -2,13 +2,13 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 
@@ -17,33 +17,16 @@ import (
 )
 
 // The objects of a MultiKueue worker's access, as Parts (part.go): three in
-// the worker, two in the manager. Worker objects are keyed with the worker
-// they are in, so a worker_service_account of the same name in another
-// worker is another object.
-
-type workerParts struct {
-	sa      Part[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]
-	role    Part[*rbacv1.ClusterRole, *rbacv1ac.ClusterRoleApplyConfiguration]
-	binding Part[*rbacv1.ClusterRoleBinding, *rbacv1ac.ClusterRoleBindingApplyConfiguration]
-}
+// the worker (multikueue_worker.go), two in the manager. Worker objects are
+// keyed with the worker they are in, so a worker_service_account of the same
+// name in another worker is another object. And what a write may claim of
+// them.
 
 // inWorker marks the ledger keys of worker objects.
 const inWorker = " in worker "
 
 func workerKey(kind string, ref Ref, w spec.Worker) string {
 	return kubeKey(kind, ref) + inWorker + w.String()
-}
-
-func newWorkerParts(wc *kube.Client, w spec.Worker, sa string) workerParts {
-	saRef, rbacRef := Ref{Namespace: spec.KueueNamespace, Name: sa}, Ref{Name: sa}
-	return workerParts{
-		sa: Part[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]{Kind: "ServiceAccount", Ref: saRef,
-			Key: workerKey("ServiceAccount", saRef, w), API: wc.Core.CoreV1().ServiceAccounts(spec.KueueNamespace)},
-		role: Part[*rbacv1.ClusterRole, *rbacv1ac.ClusterRoleApplyConfiguration]{Kind: "ClusterRole", Ref: rbacRef,
-			Key: workerKey("ClusterRole", rbacRef, w), API: wc.Core.RbacV1().ClusterRoles()},
-		binding: Part[*rbacv1.ClusterRoleBinding, *rbacv1ac.ClusterRoleBindingApplyConfiguration]{Kind: "ClusterRoleBinding", Ref: rbacRef,
-			Key: workerKey("ClusterRoleBinding", rbacRef, w), API: wc.Core.RbacV1().ClusterRoleBindings()},
-	}
 }
 
 type managerParts struct {
@@ -110,4 +93,51 @@ func claimManager(ctx context.Context, p managerParts, creating bool) func(metav
 func (l *Ledger) claimSecret(s *corev1.Secret) bool {
 	mine, _, _ := l.claimKube("Secret", Ref{Namespace: s.Namespace, Name: s.Name}, s, true, false)
 	return mine
+}
+
+// claimed is what claim found of the five objects a write writes.
+type claimed struct {
+	w                  workerParts
+	mg                 managerParts
+	sa                 *corev1.ServiceAccount
+	role               *rbacv1.ClusterRole
+	binding            *rbacv1.ClusterRoleBinding
+	secret             *corev1.Secret
+	mkc                *kueuev1beta2.MultiKueueCluster
+	saFound, roleFound bool
+	bindingFound       bool
+	secretFound        bool
+	mkcFound           bool
+}
+
+// claim reads the five objects a write writes and fails with a
+// *NotOwnedError, before any write, when one exists that is not this
+// resource instance's (Part.claim; claimWorker and claimManager say what
+// it may take that it did not record).
+func (m MultiKueueClusters) claim(ctx context.Context, wc *kube.Client, ref Ref, s spec.MultiKueueCluster, creating bool) (claimed, error) {
+	c := claimed{w: newWorkerParts(wc, s.Worker, s.ServiceAccount), mg: m.managerParts(ref.Name, s.SecretName())}
+	takeWorker, takeManager := claimWorker(ctx, creating), claimManager(ctx, c.mg, creating)
+	workerErr := func(err error) error {
+		var no *NotOwnedError
+		if errors.As(err, &no) {
+			no.Detail = strings.TrimPrefix(no.Detail+"; in worker "+ref.Name, "; ")
+			return no
+		}
+		return &WorkerError{Name: ref.Name, Worker: s.Worker, Err: err}
+	}
+	var err error
+	if c.sa, c.saFound, err = c.w.sa.claim(ctx, takeWorker); err != nil {
+		return c, workerErr(err)
+	}
+	if c.role, c.roleFound, err = c.w.role.claim(ctx, takeWorker); err != nil {
+		return c, workerErr(err)
+	}
+	if c.binding, c.bindingFound, err = c.w.binding.claim(ctx, takeWorker); err != nil {
+		return c, workerErr(err)
+	}
+	if c.secret, c.secretFound, err = c.mg.secret.claim(ctx, takeManager); err != nil {
+		return c, err
+	}
+	c.mkc, c.mkcFound, err = c.mg.mkc.claim(ctx, takeManager)
+	return c, err
 }

@@ -98,3 +98,37 @@ func TestSameRules(t *testing.T) {
 		t.Error("a rule missing a verb reads as the same")
 	}
 }
+
+// What the platform writes in a worker reads back as no drift; a ClusterRole
+// that lost a verb, and a binding to another role or no longer to the
+// service account, are drift; a subject another tool added is not.
+func TestWorkerDrift(t *testing.T) {
+	t.Parallel()
+	const sa = "mlplatform-multikueue"
+	role := readBack(t, workerClusterRole(sa), func(r *rbacv1.ClusterRole) *rbacv1.ClusterRole { return r })
+	binding := readBack(t, workerBinding(sa), func(b *rbacv1.ClusterRoleBinding) *rbacv1.ClusterRoleBinding { return b })
+	type drift struct{ Role, Binding string }
+	for name, tc := range map[string]struct {
+		edit func(*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding)
+		want drift
+	}{
+		"as written":      {func(*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding) {}, drift{}},
+		"a verb less":     {func(r *rbacv1.ClusterRole, _ *rbacv1.ClusterRoleBinding) { r.Rules[0].Verbs = r.Rules[0].Verbs[1:] }, drift{Role: "rules changed"}},
+		"another role":    {func(_ *rbacv1.ClusterRole, b *rbacv1.ClusterRoleBinding) { b.RoleRef.Name = "admin" }, drift{Binding: "changed"}},
+		"a Role":          {func(_ *rbacv1.ClusterRole, b *rbacv1.ClusterRoleBinding) { b.RoleRef.Kind = "Role" }, drift{Binding: "changed"}},
+		"no subject":      {func(_ *rbacv1.ClusterRole, b *rbacv1.ClusterRoleBinding) { b.Subjects = nil }, drift{Binding: "changed"}},
+		"other namespace": {func(_ *rbacv1.ClusterRole, b *rbacv1.ClusterRoleBinding) { b.Subjects[0].Namespace = "default" }, drift{Binding: "changed"}},
+		"a subject added": {func(_ *rbacv1.ClusterRole, b *rbacv1.ClusterRoleBinding) {
+			b.Subjects = append(b.Subjects, rbacv1.Subject{Kind: "User", Name: "alice"})
+		}, drift{}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r, b := role.DeepCopy(), binding.DeepCopy()
+			tc.edit(r, b)
+			if d := cmp.Diff(tc.want, drift{workerRoleDrift(r), workerBindingDrift(sa)(b)}); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}

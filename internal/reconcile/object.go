@@ -66,6 +66,11 @@ type Object[S any, O metav1.Object, AC Labeled[AC]] struct {
 	// they were instead of the object hanging in Terminating.
 	Blockers     func(ctx context.Context, ref Ref) ([]string, error)
 	BlockedGrace time.Duration // default 30s
+	// Guard, when set, runs on Delete once the object there is known to be
+	// this resource instance's, before anything is deleted: an error refuses
+	// the delete (a team namespace that holds data). last is the spec as
+	// last applied.
+	Guard func(ctx context.Context, ref Ref, last S) error
 	// Stuck, when set, says what keeps a deleted object from going away, for
 	// the error when Delete runs out of time.
 	Stuck func(O) string
@@ -351,12 +356,13 @@ func managedFieldsPatch(actual, desired any) ([]byte, error) {
 // it is gone (finalizers done) or ctx ends. Deleting an object that does not
 // exist succeeds. An object that is not the one the instance recorded (it
 // was deleted and made again by someone) is left as it is: the ledger notes
-// it, and Delete succeeds, since the instance's object is gone.
-func (o Object[S, O, AC]) Delete(ctx context.Context, ref Ref, _ S) error {
-	return o.delete(ctx, ref)
+// it, and Delete succeeds, since the instance's object is gone. The kind's
+// Guard, when it refuses, leaves the instance's object as it is too.
+func (o Object[S, O, AC]) Delete(ctx context.Context, ref Ref, last S) error {
+	return o.delete(ctx, ref, last)
 }
 
-func (o Object[S, O, AC]) delete(ctx context.Context, ref Ref) error {
+func (o Object[S, O, AC]) delete(ctx context.Context, ref Ref, last S) error {
 	obj, found, err := o.getObject(ctx, ref)
 	if err != nil || !found {
 		return err
@@ -364,6 +370,11 @@ func (o Object[S, O, AC]) delete(ctx context.Context, ref Ref) error {
 	l := ledgerOf(ctx)
 	if mine, _, _ := l.claimKube(o.Kind, ref, obj, true, true); !mine {
 		return nil
+	}
+	if o.Guard != nil {
+		if err := o.Guard(ctx, ref, last); err != nil {
+			return err
+		}
 	}
 	if err := o.waitUnblocked(ctx, ref); err != nil {
 		return err
@@ -378,7 +389,7 @@ func (o Object[S, O, AC]) delete(ctx context.Context, ref Ref) error {
 		l.forget(kubeKey(o.Kind, ref))
 		return nil
 	case apierrors.IsConflict(err): // the UID precondition: made again since it was read
-		return o.delete(ctx, ref)
+		return o.delete(ctx, ref, last)
 	case err != nil:
 		return fmt.Errorf("delete %s %s: %w", o.Kind, ref, err)
 	}

@@ -23,6 +23,28 @@ type Part[O metav1.Object, AC Labeled[AC]] struct {
 	Ref  Ref
 	Key  string
 	API  ObjectAPI[O, AC]
+	// Want, when set, is the object as the platform writes it: its apply
+	// configuration, without the marker (put writes it). Drift, when set,
+	// says in a few words what of an object read differs from Want ("rules
+	// changed"), "" when nothing does (check reports it). Parts whose
+	// content each write makes anew (a kubeconfig Secret) have neither.
+	Want  func() AC
+	Drift func(O) string
+}
+
+// standing is what obj, read at the part's name, is to this resource
+// instance (its ledger l).
+func (p Part[O, AC]) standing(l *Ledger, obj O) (Standing, string) {
+	uid := string(obj.GetUID())
+	return l.standing(p.Key, func(r string) bool { return r == uid })
+}
+
+// held reports whether obj, read at the part's name, is this resource
+// instance's to delete: the one recorded at Key, or, when nothing is
+// recorded there, one that takeUnrecorded accepts.
+func (p Part[O, AC]) held(l *Ledger, obj O, takeUnrecorded func(metav1.Object) bool) bool {
+	st, _ := p.standing(l, obj)
+	return st == Recorded || (st == Unrecorded && takeUnrecorded != nil && takeUnrecorded(obj))
 }
 
 // read reads the object; found is false when there is none.
@@ -48,14 +70,13 @@ func (p Part[O, AC]) claim(ctx context.Context, takeUnrecorded func(metav1.Objec
 		return obj, found, err
 	}
 	l := ledgerOf(ctx)
-	uid := string(obj.GetUID())
-	switch st, rec := l.standing(p.Key, func(r string) bool { return r == uid }); {
+	switch st, rec := p.standing(l, obj); {
 	case st == Recorded:
 		return obj, true, nil
 	case st == Replaced:
 		return obj, true, replacedError(p.Kind, p.Ref, rec, obj)
 	case takeUnrecorded != nil && takeUnrecorded(obj):
-		l.record(p.Key, uid)
+		l.record(p.Key, string(obj.GetUID()))
 		return obj, true, nil
 	}
 	return obj, true, notOwned(p.Kind, p.Ref, obj)
@@ -77,6 +98,38 @@ func (p Part[O, AC]) ensure(ctx context.Context, cur O, found bool, ac AC, mark 
 	return got, nil
 }
 
+// put writes Want, with the platform's marker, to the object claim found
+// (ensure).
+func (p Part[O, AC]) put(ctx context.Context, cur O, found bool) (O, error) {
+	return p.ensure(ctx, cur, found, p.Want(), true)
+}
+
+// check says whether the object is as the platform writes it: "" when it
+// is; otherwise "KIND NAME missing", "KIND NAME " and what Drift says, or,
+// when it is not the object this resource instance recorded (deleted and
+// made again by someone; the ledger notes it), "KIND NAME " and
+// WorkerObjectReplaced.
+func (p Part[O, AC]) check(ctx context.Context) (string, error) {
+	obj, found, err := p.read(ctx)
+	switch {
+	case err != nil:
+		return "", err
+	case !found:
+		return p.Kind + " " + p.Ref.String() + " missing", nil
+	}
+	if p.Drift != nil {
+		if d := p.Drift(obj); d != "" {
+			return p.Kind + " " + p.Ref.String() + " " + d, nil
+		}
+	}
+	l := ledgerOf(ctx)
+	if st, rec := p.standing(l, obj); st == Replaced {
+		l.note(kubeForeign(p.Kind, p.Ref, rec, obj, false))
+		return p.Kind + " " + p.Ref.String() + " " + WorkerObjectReplaced, nil
+	}
+	return "", nil
+}
+
 // release deletes the object when it is this resource instance's: the one
 // recorded at Key, or, when nothing is recorded there, one that
 // takeUnrecorded accepts. One that replaced the recorded one is left (the
@@ -88,13 +141,11 @@ func (p Part[O, AC]) release(ctx context.Context, takeUnrecorded func(metav1.Obj
 		return err
 	}
 	l := ledgerOf(ctx)
-	uid := string(obj.GetUID())
-	switch st, rec := l.standing(p.Key, func(r string) bool { return r == uid }); {
-	case st == Replaced:
-		f := kubeForeign(p.Kind, p.Ref, rec, obj, true)
-		l.note(f)
+	if st, rec := p.standing(l, obj); st == Replaced {
+		l.note(kubeForeign(p.Kind, p.Ref, rec, obj, true))
 		return nil
-	case st == Unrecorded && (takeUnrecorded == nil || !takeUnrecorded(obj)):
+	}
+	if !p.held(l, obj, takeUnrecorded) {
 		return nil
 	}
 	if err := deleteUID(ctx, p.API, p.Kind, p.Ref, obj.GetUID()); err != nil {

@@ -175,11 +175,11 @@ func (p CheckWithConfig[S, O, AC]) WaitReady(context.Context, Ref, S) error { re
 // the config. While a ClusterQueue lists the check, nothing is deleted and
 // Delete fails saying which (after a grace period in which the queue may be
 // being deleted at the same time).
-func (p CheckWithConfig[S, O, AC]) Delete(ctx context.Context, ref Ref, _ S) error {
-	if err := p.Checks.delete(ctx, ref); err != nil {
+func (p CheckWithConfig[S, O, AC]) Delete(ctx context.Context, ref Ref, last S) error {
+	if err := p.Checks.Delete(ctx, ref, p.Check(last)); err != nil {
 		return err
 	}
-	return p.Configs.delete(ctx, ref)
+	return p.Configs.Delete(ctx, ref, last)
 }
 
 // ProvisioningAdmissionChecks reconciles a spec.ProvisioningAdmissionCheck:

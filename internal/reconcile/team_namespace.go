@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,7 +12,10 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
-// TeamNamespaces reconciles team namespaces.
+// TeamNamespaces reconciles team namespaces. Delete refuses, with a
+// *HoldsDataError (ErrHoldsData) and nothing deleted, while the namespace
+// holds data or unfinished work (NamespaceData), unless the spec it is
+// given says ForceDestroy.
 type TeamNamespaces = Object[spec.TeamNamespace, *corev1.Namespace, *corev1ac.NamespaceApplyConfiguration]
 
 var _ Reconciler[Ref, spec.TeamNamespace, spec.TeamNamespace] = TeamNamespaces{}
@@ -20,6 +24,12 @@ var _ Reconciler[Ref, spec.TeamNamespace, spec.TeamNamespace] = TeamNamespaces{}
 func NewTeamNamespaces(c *kube.Client) TeamNamespaces {
 	o := clusterScoped(c, "Namespace", c.Core.CoreV1().Namespaces(), managedOnly, kueue.TeamNamespace, kueue.TeamNamespaceSpec, DiffTeamNamespace)
 	o.Stuck = namespaceLeftovers
+	o.Guard = func(ctx context.Context, ref Ref, last spec.TeamNamespace) error {
+		if last.ForceDestroy {
+			return nil
+		}
+		return NamespaceData(ctx, c, ref.Name)
+	}
 	return o
 }
 

@@ -26,6 +26,12 @@ type TeamNamespace struct {
 	PodSecurity string // "" = restricted
 	Labels      map[string]string
 	Annotations map[string]string
+	// ForceDestroy lets a delete remove the namespace while it holds data
+	// (PersistentVolumeClaims, unfinished Jobs, JobSets or Kueue Workloads),
+	// which go with it; otherwise the delete is refused. It is the caller's
+	// word, not the server's: a namespace read back has it false, and it is
+	// never drift.
+	ForceDestroy bool
 }
 
 // ManagedLabels is every label the configuration sets on the namespace
