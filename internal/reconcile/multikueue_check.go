@@ -29,9 +29,9 @@ func NewMultiKueueConfigs(c *kube.Client) MultiKueueConfigs {
 }
 
 // DiffMultiKueueConfig names the fields of actual that differ from desired
-// (clusters are a set).
+// (clusters are an ordered list: the same workers in another order differ).
 func DiffMultiKueueConfig(desired, actual spec.MultiKueueCheck) []string {
-	if !sameSet(desired.Clusters, actual.Clusters) {
+	if !slices.Equal(desired.Clusters, actual.Clusters) {
 		return []string{"clusters"}
 	}
 	return nil
