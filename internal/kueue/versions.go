@@ -15,7 +15,8 @@ const (
 	OldestVersion = "v0.17.0"
 	NewestVersion = "v0.19.2"
 	// FirstUnsupportedVersion is the first release the provider is not
-	// tested with; v0.20 also stops serving v1beta1 (Kueue PR #14558).
+	// tested with; v0.20 also stops serving v1beta1 (Kueue's v0.16 release
+	// notes announced the end of v1beta1 and the migration script).
 	FirstUnsupportedVersion = "v0.20.0"
 )
 

@@ -310,10 +310,11 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 	if k10 != k100 || g10 != g100 {
 		t.Errorf("requests grow with the platform: %d Kubernetes + %d GKE at 10 teams, %d + %d at 100", k10, g10, k100, g100)
 	}
-	// One request per kind: the CRDs, Kueue's Deployments, the probe, and a
-	// LIST of each kind the checks and the rules read (namespaces, the seven
-	// Kueue kinds, workloads, network policies, service accounts).
-	const kinds = 14
+	// One request per kind: the CRDs, Kueue's Deployments, Kueue's ConfigMap,
+	// the probe, and a LIST of each kind the checks and the rules read
+	// (namespaces, the seven Kueue kinds, workloads, network policies, service
+	// accounts).
+	const kinds = 15
 	seen := map[string]bool{}
 	for _, l := range paths {
 		if seen[l] {
