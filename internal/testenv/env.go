@@ -32,6 +32,11 @@ import (
 // EnvBins names the directory with the test binaries (written by scripts/tools.sh).
 const EnvBins = "MLPLATFORM_TEST_BINS"
 
+// EnvBinsOldest names the directory with the same Kubernetes and etcd and the
+// oldest supported Kueue (scripts/tools.sh writes it too): the upgrade test
+// starts on it, as Options.KueueBinDir.
+const EnvBinsOldest = "MLPLATFORM_TEST_BINS_OLDEST"
+
 // Defaults for the fake GKE cluster the platform lives on.
 const (
 	DefaultProject  = "mlplatform-sandbox"
