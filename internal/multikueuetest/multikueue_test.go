@@ -300,7 +300,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(check, plancheck.ResourceActionUpdate),
 					acctest.ExpectDrift(check, "clusters", []any{"worker-1", "worker-2"}, []any{"worker-2", "worker-1"}),
-					acctest.ExpectOnlyChanges(check, "clusters"),
+					acctest.ExpectOnlyChanges(check, "clusters.0", "clusters.1"), // a list: each reordered place is a change
 				}},
 				Check: clustersInOrder(ctx, mq, "worker-1", "worker-2"),
 			},
@@ -311,7 +311,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(check, plancheck.ResourceActionUpdate),
-						acctest.ExpectOnlyChanges(check, "clusters"),
+						acctest.ExpectOnlyChanges(check, "clusters.0", "clusters.1"),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
