@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/bench"
@@ -78,7 +80,7 @@ func TestAccUpgradeOldestToNewestKueue(t *testing.T) {
 		})
 	})
 	submit("before-upgrade")
-	admitted(ctx, t, core, ns, "before-upgrade")
+	admitted(ctx, t, core, kq, ns, "before-upgrade")
 	doctorNames(ctx, t, e, kueue.OldestVersion)
 
 	newest := os.Getenv(testenv.EnvBins)
@@ -113,23 +115,40 @@ func TestAccUpgradeOldestToNewestKueue(t *testing.T) {
 	if out, code := cli.RunCode("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
 		t.Fatalf("Kueue %s: the first plan after the upgrade exited %d (2: not empty):\n%s", kueue.NewestVersion, code, out)
 	}
-	admitted(ctx, t, core, ns, "before-upgrade")
+	admitted(ctx, t, core, kq, ns, "before-upgrade")
 	submit("after-upgrade")
-	admitted(ctx, t, core, ns, "after-upgrade")
+	admitted(ctx, t, core, kq, ns, "after-upgrade")
 	doctorNames(ctx, t, e, kueue.NewestVersion)
 	if out, code := cli.RunCode("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
 		t.Fatalf("Kueue %s: plan with the jobs admitted exited %d (2: not empty):\n%s", kueue.NewestVersion, code, out)
 	}
 }
 
-// admitted waits until Kueue has unsuspended the Job (admitted its workload).
-func admitted(ctx context.Context, t *testing.T, core kubernetes.Interface, ns, name string) {
+// admitted waits until Kueue has admitted the Job: its Workload's Admitted
+// condition is True and the Job is unsuspended.
+func admitted(ctx context.Context, t *testing.T, core kubernetes.Interface, kq kueueclient.Interface, ns, name string) {
 	t.Helper()
+	last := "no Workload"
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
 		j, err := core.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
-		return err == nil && j.Spec.Suspend != nil && !*j.Spec.Suspend, nil
+		if err != nil || j.Spec.Suspend == nil || *j.Spec.Suspend {
+			return false, nil //nolint:nilerr // retried until the deadline
+		}
+		wls, err := kq.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil //nolint:nilerr // retried until the deadline
+		}
+		for _, wl := range wls.Items {
+			for _, o := range wl.OwnerReferences {
+				if o.Kind == "Job" && o.Name == name {
+					last = fmt.Sprintf("Workload %s: %+v", wl.Name, wl.Status.Conditions)
+					return apimeta.IsStatusConditionTrue(wl.Status.Conditions, "Admitted"), nil
+				}
+			}
+		}
+		return false, nil
 	}); err != nil {
-		t.Fatalf("Kueue did not admit job %s/%s within 90 s: %v", ns, name, err)
+		t.Fatalf("Kueue did not admit job %s/%s within 90 s (%s): %v", ns, name, last, err)
 	}
 }
 
