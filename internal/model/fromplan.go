@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/tfplan"
@@ -148,7 +150,7 @@ func (r reader) namespace(src Src) *Namespace {
 		delete(n.Labels, spec.TeamLabel)
 	}
 	if n.Spec.Name != "" {
-		n.Labels["kubernetes.io/metadata.name"] = n.Spec.Name
+		n.Labels[corev1.LabelMetadataName] = n.Spec.Name
 	}
 	return n
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/model"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/rules"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/tfplan"
 )
 
@@ -121,8 +122,9 @@ type Options struct {
 	Prices pricing.Table
 }
 
-// FlexStartWindowHours is the longest a flex-start node runs: 7 days.
-const FlexStartWindowHours = 7 * 24
+// FlexStartWindowHours is the longest a flex-start node runs (spec's
+// MaxFlexStartRunDuration: 7 days), the window the cost table prices.
+var FlexStartWindowHours = spec.MaxFlexStartRunDuration.Hours()
 
 // Build reads the plan into a report.
 func Build(p Plan, opts Options) Report {

@@ -284,7 +284,7 @@ func blocks(r Report) []any {
 	if len(r.Costs) == 0 {
 		out = append(out, para{"No mlplatform_gpu_pool in this plan."})
 	} else {
-		t := table{header: []string{"Pool", "Accelerator", "Capacity", "GPUs at max", "USD per hour", "USD per 7-day flex-start window"}}
+		t := table{header: []string{"Pool", "Accelerator", "Capacity", "GPUs at max", "USD per hour", "USD per " + windowDays() + " flex-start window"}}
 		for _, c := range r.Costs {
 			t.rows = append(t.rows, []string{c.Pool, deltaText(c.Accelerator), deltaText(c.CapacityTyp), deltaText(c.GPUs), moneyDeltaText(c.Hourly), moneyDeltaText(c.Window)})
 		}
@@ -325,7 +325,7 @@ func blocks(r Report) []any {
 			"its cohort can lend (each other member's lending_limit, or its whole nominal quota when unset, plus the cohort's own quota); parent cohorts are not counted.",
 		"Pools provide: autoscaling.max_nodes × gpu.count summed over the mlplatform_gpu_pool resources the flavor stands for: those whose nodes carry every one of its node_labels. " +
 			"Over-commit: the queues may admit more GPUs than the pools can provide.",
-		"Cost: max_nodes × gpu.count × the price per GPU-hour for the pool's accelerator and capacity type; the 7-day window (168 hours, " +
+		"Cost: max_nodes × gpu.count × the price per GPU-hour for the pool's accelerator and capacity type; the " + windowDays() + " window (" + strconv.FormatFloat(FlexStartWindowHours, 'f', -1, 64) + " hours, " +
 			"the longest a flex-start node runs) is shown for flex-start pools only.",
 	}
 	if len(r.Sharing) > 0 || len(r.SlicedPools) > 0 {
@@ -416,4 +416,9 @@ func summary(r Report) string {
 		parts = append(parts, "no drift")
 	}
 	return strings.Join(parts, " · ") + "."
+}
+
+// windowDays is the flex-start window as "7-day".
+func windowDays() string {
+	return strconv.FormatFloat(FlexStartWindowHours/24, 'f', -1, 64) + "-day"
 }
