@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -326,6 +328,14 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 	}
 	if k100 != kinds || g100 != 1 {
 		t.Errorf("want %d Kubernetes requests (one per kind) and 1 ListNodePools; got %d and %d", kinds, k100, g100)
+	}
+	// The checks guide says the count; it must say what was measured.
+	guide, err := os.ReadFile(filepath.Join("..", "..", "..", "templates", "guides", "checks.md.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if says := fmt.Sprintf("%d Kubernetes requests and %d GKE request at 10 teams and at\n100", k100, g100); !strings.Contains(string(guide), says) {
+		t.Errorf("templates/guides/checks.md.tmpl does not say what was measured: %q", says)
 	}
 }
 
