@@ -32,6 +32,9 @@ type Report struct {
 	// Checks are the findings of the platform checks (checks.go), most
 	// severe first; none when all CheckCount() checks passed.
 	Checks []Finding
+	// Diagram is the platform as a Mermaid flowchart (diagram.go), for the
+	// Markdown report only; "" when the plan has none of its objects.
+	Diagram string
 }
 
 // PriceInfo names the price table a report used.
@@ -143,6 +146,7 @@ func Build(p Plan, opts Options) Report {
 	r.Drift = drift(p.ResourceDrift)
 	r.MultiKueue = rules.MultiKueue(plAfter)
 	r.Checks = rules.Run(plAfter)
+	r.Diagram = Diagram(plBefore, plAfter, r.Checks)
 	return r
 }
 

@@ -40,10 +40,18 @@ type (
 		rows   [][]string
 	}
 	bullets struct{ items []string }
+	// mermaid is a diagram under a heading, in Markdown only (diagramBlocks).
+	mermaid struct {
+		heading heading
+		src     string
+	}
 )
 
 // warn marks a cell or item that needs attention; each format shows it its own way.
 const warn = "\x00warn"
+
+// mdOnly marks an item that only the Markdown format shows.
+const mdOnly = "\x00md"
 
 // Render writes the report.
 func Render(w io.Writer, r Report, f Format) error {
@@ -56,6 +64,10 @@ func Render(w io.Writer, r Report, f Format) error {
 			b.WriteString(markWarn(x.text, f) + "\n\n")
 		case bullets:
 			for _, it := range x.items {
+				if strings.HasPrefix(it, mdOnly) && f != Markdown {
+					continue
+				}
+				it = strings.TrimPrefix(it, mdOnly)
 				if f == Markdown {
 					b.WriteString("- " + markWarn(it, f) + "\n")
 				} else {
@@ -65,6 +77,11 @@ func Render(w io.Writer, r Report, f Format) error {
 			b.WriteString("\n")
 		case table:
 			renderTable(&b, x, f)
+		case mermaid:
+			if f == Markdown {
+				renderHeading(&b, x.heading, f)
+				b.WriteString("```mermaid\n" + x.src + "```\n\n")
+			}
 		}
 	}
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
@@ -212,6 +229,7 @@ func totalDeltaText(d MoneyDelta, unknownBefore, unknownAfter int) string {
 
 func blocks(r Report) []any {
 	out := []any{heading{1, "mlplatform plan report"}, para{summary(r)}}
+	out = append(out, diagramBlocks(r)...)
 
 	out = append(out, heading{2, "Quota changes"})
 	if len(r.QuotaGroups) == 0 && len(r.CohortQuotas) == 0 {
@@ -328,6 +346,7 @@ func blocks(r Report) []any {
 		"Cost: max_nodes × gpu.count × the price per GPU-hour for the pool's accelerator and capacity type; the " + windowDays() + " window (" + strconv.FormatFloat(FlexStartWindowHours, 'f', -1, 64) + " hours, " +
 			"the longest a flex-start node runs) is shown for flex-start pools only.",
 	}
+	howTo = append(howTo[:1], append(diagramHowTo(r), howTo[1:]...)...) // the diagram comes first
 	if len(r.Sharing) > 0 || len(r.SlicedPools) > 0 {
 		howTo = append(howTo,
 			"GPU sharing: a MIG-partitioned (gpu.partition_size), time-shared or MPS (gpu.sharing) pool's node reports allocatable_gpus_per_node = "+
