@@ -141,7 +141,7 @@ func (r *MultiKueueCluster) Schema(_ context.Context, _ resource.SchemaRequest, 
 			MarkdownDescription: "How long each token is valid, as a Go duration (at least `10m`). The worker's API server may issue a shorter " +
 				"one (`--service-account-max-token-expiration`); `kubeconfig_secret.token_expires_at` shows what it issued. Default `720h` (30 days)."},
 		"rotate_before": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("168h"), Validators: durations,
-			MarkdownDescription: "A plan made this long (or less) before the token expires writes a new one: `kubeconfig_secret` shows as " +
+			MarkdownDescription: "A plan made this long (or less) before the token expires writes a new one: `kubeconfig_secret.sha256` and `token_expires_at` show as " +
 				"known after apply, and the apply rewrites the Secret, which Kueue reloads, then revokes the former token. Run a scheduled plan and apply more often than " +
 				"`token_validity - rotate_before` and the token never expires. Default `168h` (7 days)."},
 		"kubeconfig_secret": schema.SingleNestedAttribute{Computed: true,
@@ -213,7 +213,10 @@ func (r *MultiKueueCluster) ModifyPlan(ctx context.Context, req resource.ModifyP
 		}
 	}
 	if req.State.Raw.IsNull() {
-		return // a create: everything computed is known after apply
+		// A create: the Secret's name is known (NAME-kubeconfig); the rest is
+		// known after apply.
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("kubeconfig_secret"), plannedSecret(plan))...)
+		return
 	}
 	repairPlan(ctx, req, resp)
 	var state multiKueueClusterModel
@@ -232,10 +235,34 @@ func (r *MultiKueueCluster) ModifyPlan(ctx context.Context, req resource.ModifyP
 		set("worker_endpoint", state.WorkerEndpoint)
 	}
 	if r.rewriteKubeconfig(plan, state, workerChanged) {
-		set("kubeconfig_secret", types.ObjectUnknown(kubeconfigSecretType.AttrTypes))
+		set("kubeconfig_secret", plannedSecret(plan))
 	} else {
 		set("kubeconfig_secret", state.KubeconfigSecret)
 	}
+}
+
+// rewritePlanned says whether the plan has the apply write a new token: the
+// Secret's hash is known only after apply (plannedSecret).
+func rewritePlanned(secret types.Object) bool {
+	if secret.IsUnknown() {
+		return true
+	}
+	sha, ok := secret.Attributes()["sha256"]
+	return ok && sha.IsUnknown()
+}
+
+// plannedSecret is the kubeconfig Secret an apply writes: its name is
+// known at plan (spec.MultiKueueCluster.SecretName, NAME-kubeconfig), its
+// hash and the token's expiry only after apply.
+func plannedSecret(plan multiKueueClusterModel) types.Object {
+	if plan.Name.IsNull() || plan.Name.IsUnknown() {
+		return types.ObjectUnknown(kubeconfigSecretType.AttrTypes)
+	}
+	return types.ObjectValueMust(kubeconfigSecretType.AttrTypes, map[string]attr.Value{
+		"name":             types.StringValue(spec.MultiKueueCluster{Name: plan.Name.ValueString()}.SecretName()),
+		"sha256":           types.StringUnknown(),
+		"token_expires_at": types.StringUnknown(),
+	})
 }
 
 // rewriteKubeconfig says whether the apply writes a new token.
@@ -270,7 +297,7 @@ func (m multiKueueClusterModel) toSpec(_ context.Context, diags *diag.Diagnostic
 		ServiceAccount:    spec.DefaultWorkerServiceAccount,
 		TokenValidity:     spec.DefaultTokenValidity,
 		RotateBefore:      spec.DefaultTokenRotateBefore,
-		RewriteKubeconfig: m.KubeconfigSecret.IsUnknown(),
+		RewriteKubeconfig: rewritePlanned(m.KubeconfigSecret),
 	}
 	if !m.WorkerServiceAccount.IsNull() && !m.WorkerServiceAccount.IsUnknown() {
 		s.ServiceAccount = m.WorkerServiceAccount.ValueString()

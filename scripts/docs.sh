@@ -6,8 +6,14 @@
 #   scripts/docs.sh          regenerate docs/
 #   scripts/docs.sh check    regenerate docs/ in place, then fail if it differs
 #                            from what git has (changed or untracked files), if
-#                            `tfplugindocs validate` rejects it, or if examples/
-#                            is not `terraform fmt`ed
+#                            `tfplugindocs validate` rejects it, if examples/
+#                            is not `terraform fmt`ed, or if the example's
+#                            diagram (docs/images/training-cluster.png) was drawn
+#                            from another Mermaid source than the report's golden
+#
+# generate also draws docs/images/training-cluster.png when its source changed
+# (scripts/mermaid.sh render: Node.js and chromium); without them it says so
+# and goes on. check never draws: it compares the Mermaid source, not pixels.
 #
 # Terraform: $TF_ACC_TERRAFORM_PATH if set (scripts/tools.sh writes it), else
 # `terraform` on PATH. OpenTofu works too.
@@ -94,9 +100,46 @@ go tool tfplugindocs generate \
   --examples-dir examples \
   --website-source-dir templates
 
+# The example's diagram, which the README links: docs/images/training-cluster.png,
+# drawn from the Mermaid source in the golden of `mlplatform report` on a real plan
+# of examples/training-cluster (TestRealPlanOfTrainingCluster). Beside it,
+# training-cluster.mmd is the source it was drawn from: generate draws it again
+# only when the source changed (with scripts/mermaid.sh render: Node.js and
+# chromium; without them it says so and leaves both as they were, so check
+# reports them stale). check compares the source, never the PNG's bytes.
+diagram_golden=internal/report/testdata/real_training_cluster.md
+mmd=docs/images/training-cluster.mmd
+png=docs/images/training-cluster.png
+awk '/^```mermaid$/ { on = 1; next } /^```$/ { if (on) exit } on' "$diagram_golden" >"$tmp/diagram.mmd"
+[ -s "$tmp/diagram.mmd" ] || die "no Mermaid diagram in $diagram_golden"
+diagram_current() { cmp -s "$tmp/diagram.mmd" "$mmd" && [ -s "$png" ]; }
+if [ "$mode" = generate ]; then
+  if diagram_current; then
+    say "$png is drawn from the current diagram"
+  else
+    rc=0
+    scripts/mermaid.sh render "$tmp/diagram.mmd" "$tmp/diagram.png" || rc=$?
+    case $rc in
+      0)
+        mkdir -p docs/images
+        cp "$tmp/diagram.png" "$png" && cp "$tmp/diagram.mmd" "$mmd"
+        say "drew $png from the diagram of $diagram_golden"
+        ;;
+      3) say "SKIPPED drawing $png (see above): it and $mmd stay as they were, and make docs-check reports them stale" ;;
+      *) die "scripts/mermaid.sh render failed" ;;
+    esac
+  fi
+fi
+
 [ "$mode" = check ] || exit 0
 
 failed=0
+if ! diagram_current; then
+  say "$png is stale: the diagram in $diagram_golden differs from $mmd, the source it was drawn from;" \
+    "run make docs where Node.js and chromium are installed (apt-get install -y chromium) and commit both"
+  diff -u "$mmd" "$tmp/diagram.mmd" | sed 's/^/  /' >&2 || true
+  failed=1
+fi
 say "validating docs/"
 if ! go tool tfplugindocs validate --provider-name mlplatform --providers-schema "$tmp/schema.json" \
   --allowed-resource-subcategories "GKE,Kueue,Teams,Networking" >"$tmp/validate.out" 2>&1; then

@@ -21,7 +21,7 @@ func TestDoctorCmd(t *testing.T) {
 	}
 	stdout.Reset()
 	run([]string{"help"}, &stdout, &stderr)
-	if !strings.Contains(stdout.String(), "mlplatform doctor [--kubeconfig PATH]") {
+	if !strings.Contains(stdout.String(), "mlplatform doctor [--kubeconfig PATH") {
 		t.Errorf("top-level usage does not list doctor:\n%s", stdout.String())
 	}
 }

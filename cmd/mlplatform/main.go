@@ -19,13 +19,18 @@ var version = "dev"
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 const usage = `usage:
-  mlplatform sandbox up   [--dir DIR] [--provider-dir DIR]   start the local sandbox in the background
+  mlplatform sandbox up   [--dir DIR] [--provider-dir DIR] [--workers N] [--timeout DURATION]
+                                                             start the local sandbox in the background
+                                                             (--workers: also N MultiKueue worker clusters)
   mlplatform sandbox down [--dir DIR]                        stop it and every process it started
   mlplatform sandbox status [--dir DIR]                      say whether it runs, and where
-  mlplatform report [--format markdown|text] [--prices FILE] [--fail-on overcommit,drift] [PLAN_JSON|-]
-                                                             review a plan (terraform show -json): quotas, capacity, cost, drift
-  mlplatform doctor [--kubeconfig PATH] [--project P --location L --cluster C] [--format text|json]
+  mlplatform report [--format markdown|text] [--prices FILE] [--fail-on overcommit,drift,checks] [PLAN_JSON|-]
+                                                             review a plan (terraform show -json): quotas, capacity,
+                                                             cost, drift, platform rules
+  mlplatform doctor [--kubeconfig PATH [--kube-context NAME]] [--project P --location L --cluster C]
+                  [--container-endpoint HOST:PORT [--insecure-endpoints]] [--format text|json]
                   [--pending-threshold DURATION] [--check-timeout DURATION] [--timeout DURATION]
+                  [--list] [--rbac]
                                                              check the live platform (exit 6 on findings)
   mlplatform version
 `

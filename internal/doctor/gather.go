@@ -71,6 +71,17 @@ type Read struct {
 
 func (r Read) ok() bool { return r.Err == nil }
 
+// probeAnswer is nil when the webhook probe's answer shows the webhooks
+// answered: stored, or refused by the API server for its own reasons (the
+// object exists, is invalid, or a webhook denied it); otherwise the error (a
+// webhook the API server could not call, no RBAC to create).
+func probeAnswer(err error) error {
+	if apierrors.IsAlreadyExists(err) || apierrors.IsInvalid(err) || apierrors.IsForbidden(err) && strings.Contains(err.Error(), "admission webhook") {
+		return nil
+	}
+	return err
+}
+
 // Snapshot is everything the checks look at, read with one request per kind.
 type Snapshot struct {
 	Now          time.Time
@@ -196,10 +207,7 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 	s.Webhook = read("Kueue's webhooks", func(ctx context.Context) error {
 		probe := &kueuev1beta2.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: ProbeFlavor}}
 		_, err := k.Kueue.KueueV1beta2().ResourceFlavors().Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if apierrors.IsAlreadyExists(err) || apierrors.IsInvalid(err) || apierrors.IsForbidden(err) && strings.Contains(err.Error(), "admission webhook") {
-			return nil // the webhooks answered; the API server refused the object for its own reasons
-		}
-		return err
+		return probeAnswer(err)
 	})
 	s.NamespacesRead = read("Namespaces", func(ctx context.Context) error {
 		l, err := k.Core.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})

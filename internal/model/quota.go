@@ -67,10 +67,15 @@ func (c *Cohort) GPUQuota(flavor string) (Qty, bool) {
 }
 
 // FlavorNames lists the flavors a ClusterQueue has quota on, in order.
-func (q *ClusterQueue) FlavorNames() []string {
+func (q *ClusterQueue) FlavorNames() []string { return flavorNames(q.Spec.ResourceGroups, q.Unknown) }
+
+// FlavorNames lists the flavors a Cohort has quota on, in order.
+func (c *Cohort) FlavorNames() []string { return flavorNames(c.Spec.ResourceGroups, c.Unknown) }
+
+func flavorNames(groups []spec.ResourceGroup, u Unknown) []string {
 	var out []string
 	seen := map[string]bool{}
-	keys, _ := Quotas(q.Spec.ResourceGroups, q.Unknown)
+	keys, _ := Quotas(groups, u)
 	for _, k := range keys {
 		if !seen[k.Flavor] {
 			seen[k.Flavor] = true

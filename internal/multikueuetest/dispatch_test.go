@@ -62,11 +62,17 @@ resource "mlplatform_local_queue" "%[1]s" {
 func dispatched(ctx context.Context, m *testenv.Multi, name string) (string, error) {
 	core := kubernetes.NewForConfigOrDie(m.Manager.REST)
 	kq := kueueclient.NewForConfigOrDie(m.Manager.REST)
-	if _, err := core.BatchV1().Jobs(team).Create(ctx, acctest.QueuedJob(team, name, "gpu", "", "1"), metav1.CreateOptions{}); err != nil {
+	job, err := core.BatchV1().Jobs(team).Create(ctx, acctest.QueuedJob(team, name, "gpu", "", "1"), metav1.CreateOptions{})
+	if err != nil {
 		return "", err
 	}
+	// The team sets only the queue-name label; Kueue's webhook in the
+	// manager gives the Job to MultiKueue (the MultiKueue guide says so).
+	if job.Spec.ManagedBy == nil || *job.Spec.ManagedBy != "kueue.x-k8s.io/multikueue" {
+		return "", fmt.Errorf("job %s: spec.managedBy is %v after create in the manager, want kueue.x-k8s.io/multikueue set by Kueue", name, job.Spec.ManagedBy)
+	}
 	var cluster, last string
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
 		wls, err := kq.KueueV1beta2().Workloads(team).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, nil //nolint:nilerr // retried until the deadline

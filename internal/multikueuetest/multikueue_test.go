@@ -17,8 +17,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -158,6 +160,13 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
+				// The Secret's name is known at plan; its hash and the token's
+				// expiry only after apply.
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(w1, tfjsonpath.New("kubeconfig_secret").AtMapKey("name"), knownvalue.StringExact("worker-1-kubeconfig")),
+					plancheck.ExpectUnknownValue(w1, tfjsonpath.New("kubeconfig_secret").AtMapKey("sha256")),
+					plancheck.ExpectUnknownValue(w1, tfjsonpath.New("kubeconfig_secret").AtMapKey("token_expires_at")),
+				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(w1, "worker_access", "granted"),
 					resource.TestCheckResourceAttr(w1, "kubeconfig_secret.name", "worker-1-kubeconfig"),
@@ -199,7 +208,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(w1, plancheck.ResourceActionUpdate),
-					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret"),
+					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret.sha256", "kubeconfig_secret.token_expires_at"),
 					plancheck.ExpectResourceAction(w2, plancheck.ResourceActionNoop),
 					plancheck.ExpectResourceAction(check, plancheck.ResourceActionNoop),
 				}},
@@ -229,7 +238,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret"),
+					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret.sha256", "kubeconfig_secret.token_expires_at"),
 					plancheck.ExpectResourceAction(w2, plancheck.ResourceActionNoop),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
@@ -343,7 +352,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 				Config: providers(m, "", false) + strings.Replace(workers(m, "", "mlplatform_multikueue_cluster.w1.name"),
 					"  worker = { kubeconfig", "  worker_service_account = \"mlplatform-multikueue-b\"\n  worker = { kubeconfig", 1),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					acctest.ExpectOnlyChanges(w2, "worker_service_account", "kubeconfig_secret"),
+					acctest.ExpectOnlyChanges(w2, "worker_service_account", "kubeconfig_secret.sha256", "kubeconfig_secret.token_expires_at"),
 				}},
 				Check: func(*terraform.State) error {
 					w2core, _ := clients(t, m.Workers[1])
@@ -368,7 +377,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 				// A short token: changing the validity writes a new one.
 				Config: providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"10m\"\n", both),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret", "token_validity", "rotate_before"),
+					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret.sha256", "kubeconfig_secret.token_expires_at", "token_validity", "rotate_before"),
 				}},
 				Check: func(s *terraform.State) error {
 					exp, err := time.Parse(time.RFC3339, s.RootModule().Resources[w1].Primary.Attributes["kubeconfig_secret.token_expires_at"])
@@ -394,7 +403,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 				},
 				Config: providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"19m40s\"\n", both),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret", "rotate_before"),
+					acctest.ExpectOnlyChanges(w1, "kubeconfig_secret.sha256", "kubeconfig_secret.token_expires_at", "rotate_before"),
 				}},
 				Check: func(*terraform.State) error {
 					token, sha, _ := secretToken(ctx, mgr, "worker-1")
@@ -434,7 +443,7 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 				},
 				Config: providers(m, "", false) + workers(m, "  token_validity = \"20m\"\n  rotate_before  = \"10m\"\n", both),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					acctest.ExpectOnlyChanges(w1, "worker_access", "kubeconfig_secret", "rotate_before"),
+					acctest.ExpectOnlyChanges(w1, "worker_access", "kubeconfig_secret.sha256", "kubeconfig_secret.token_expires_at", "rotate_before"),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(w1, "worker_access", "granted"),

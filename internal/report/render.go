@@ -40,10 +40,18 @@ type (
 		rows   [][]string
 	}
 	bullets struct{ items []string }
+	// mermaid is a diagram under a heading, in Markdown only (diagramBlocks).
+	mermaid struct {
+		heading heading
+		src     string
+	}
 )
 
 // warn marks a cell or item that needs attention; each format shows it its own way.
 const warn = "\x00warn"
+
+// mdOnly marks an item that only the Markdown format shows.
+const mdOnly = "\x00md"
 
 // Render writes the report.
 func Render(w io.Writer, r Report, f Format) error {
@@ -56,6 +64,10 @@ func Render(w io.Writer, r Report, f Format) error {
 			b.WriteString(markWarn(x.text, f) + "\n\n")
 		case bullets:
 			for _, it := range x.items {
+				if strings.HasPrefix(it, mdOnly) && f != Markdown {
+					continue
+				}
+				it = strings.TrimPrefix(it, mdOnly)
 				if f == Markdown {
 					b.WriteString("- " + markWarn(it, f) + "\n")
 				} else {
@@ -65,6 +77,11 @@ func Render(w io.Writer, r Report, f Format) error {
 			b.WriteString("\n")
 		case table:
 			renderTable(&b, x, f)
+		case mermaid:
+			if f == Markdown {
+				renderHeading(&b, x.heading, f)
+				b.WriteString("```mermaid\n" + x.src + "```\n\n")
+			}
 		}
 	}
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
@@ -212,6 +229,7 @@ func totalDeltaText(d MoneyDelta, unknownBefore, unknownAfter int) string {
 
 func blocks(r Report) []any {
 	out := []any{heading{1, "mlplatform plan report"}, para{summary(r)}}
+	out = append(out, diagramBlocks(r)...)
 
 	out = append(out, heading{2, "Quota changes"})
 	if len(r.QuotaGroups) == 0 && len(r.CohortQuotas) == 0 {
@@ -284,7 +302,7 @@ func blocks(r Report) []any {
 	if len(r.Costs) == 0 {
 		out = append(out, para{"No mlplatform_gpu_pool in this plan."})
 	} else {
-		t := table{header: []string{"Pool", "Accelerator", "Capacity", "GPUs at max", "USD per hour", "USD per 7-day flex-start window"}}
+		t := table{header: []string{"Pool", "Accelerator", "Capacity", "GPUs at max", "USD per hour", "USD per " + windowDays() + " flex-start window"}}
 		for _, c := range r.Costs {
 			t.rows = append(t.rows, []string{c.Pool, deltaText(c.Accelerator), deltaText(c.CapacityTyp), deltaText(c.GPUs), moneyDeltaText(c.Hourly), moneyDeltaText(c.Window)})
 		}
@@ -325,9 +343,10 @@ func blocks(r Report) []any {
 			"its cohort can lend (each other member's lending_limit, or its whole nominal quota when unset, plus the cohort's own quota); parent cohorts are not counted.",
 		"Pools provide: autoscaling.max_nodes × gpu.count summed over the mlplatform_gpu_pool resources the flavor stands for: those whose nodes carry every one of its node_labels. " +
 			"Over-commit: the queues may admit more GPUs than the pools can provide.",
-		"Cost: max_nodes × gpu.count × the price per GPU-hour for the pool's accelerator and capacity type; the 7-day window (168 hours, " +
+		"Cost: max_nodes × gpu.count × the price per GPU-hour for the pool's accelerator and capacity type; the " + windowDays() + " window (" + strconv.FormatFloat(FlexStartWindowHours, 'f', -1, 64) + " hours, " +
 			"the longest a flex-start node runs) is shown for flex-start pools only.",
 	}
+	howTo = append(howTo[:1], append(diagramHowTo(r), howTo[1:]...)...) // the diagram comes first
 	if len(r.Sharing) > 0 || len(r.SlicedPools) > 0 {
 		howTo = append(howTo,
 			"GPU sharing: a MIG-partitioned (gpu.partition_size), time-shared or MPS (gpu.sharing) pool's node reports allocatable_gpus_per_node = "+
@@ -416,4 +435,9 @@ func summary(r Report) string {
 		parts = append(parts, "no drift")
 	}
 	return strings.Join(parts, " · ") + "."
+}
+
+// windowDays is the flex-start window as "7-day".
+func windowDays() string {
+	return strconv.FormatFloat(FlexStartWindowHours/24, 'f', -1, 64) + "-day"
 }

@@ -2,9 +2,12 @@ package doctortest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -288,7 +291,7 @@ type countingTransport struct {
 func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.c.n.Add(1)
 	select {
-	case t.c.lines <- r.Method + " " + r.URL.Path:
+	case t.c.lines <- r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery:
 	default:
 	}
 	return t.next.RoundTrip(r)
@@ -362,7 +365,10 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 	// (namespaces, the seven Kueue kinds, workloads, network policies, service
 	// accounts).
 	const kinds = 15
-	seen := map[string]bool{}
+	// Doctor writes nothing: every request is a GET (a LIST), but one, the
+	// webhook probe: a create of a ResourceFlavor as a server-side dry run,
+	// which the API server never stores.
+	seen, probes := map[string]bool{}, 0
 	for _, l := range paths {
 		if seen[l] {
 			t.Errorf("requested twice: %s", l)
@@ -371,9 +377,27 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 		if strings.Contains(l, "/secrets") {
 			t.Errorf("doctor read Secrets: %s", l)
 		}
+		switch method, _, _ := strings.Cut(l, " "); {
+		case method == "GET":
+		case method == "POST" && strings.Contains(l, "/resourceflavors?") && strings.Contains(l, "dryRun=All"):
+			probes++
+		default:
+			t.Errorf("doctor sent %s: it may only list, and dry-run its webhook probe", l)
+		}
+	}
+	if probes != 1 {
+		t.Errorf("%d dry-run webhook probes, want 1", probes)
 	}
 	if k100 != kinds || g100 != 1 {
 		t.Errorf("want %d Kubernetes requests (one per kind) and 1 ListNodePools; got %d and %d", kinds, k100, g100)
+	}
+	// The checks guide says the count; it must say what was measured.
+	guide, err := os.ReadFile(filepath.Join("..", "..", "..", "templates", "guides", "checks.md.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if says := fmt.Sprintf("%d Kubernetes requests and %d GKE request at 10 teams and at\n100", k100, g100); !strings.Contains(string(guide), says) {
+		t.Errorf("templates/guides/checks.md.tmpl does not say what was measured: %q", says)
 	}
 }
 
@@ -437,6 +461,19 @@ func TestAccDoctorLeastPrivilege(t *testing.T) {
 	}
 	if strings.Contains(strings.ToLower(doctor.RBAC), "secret") && !strings.Contains(doctor.RBAC, "It reads no Secret") {
 		t.Error("the documented role mentions secrets")
+	}
+
+	// A user bound to nothing is refused every read: the error says so, and
+	// what to use instead (not "did not answer").
+	cfg := rest.CopyConfig(p.env.REST)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "mlplatform-nobody"}
+	kc, err := kube.New(cfg, "doctor-rbac-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = doctor.Gather(p.ctx, doctor.Sources{Kube: kc}, doctor.Options{})
+	if !errors.Is(err, doctor.ErrRefused) || !strings.Contains(err.Error(), "use credentials that may list") {
+		t.Errorf("as a user bound to nothing: err = %v, want ErrRefused saying what to do", err)
 	}
 }
 
