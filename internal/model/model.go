@@ -259,39 +259,22 @@ func NameOf(o Object) Known {
 // Objects lists every object of the platform, kind by kind.
 func (pl *Platform) Objects() []Object {
 	var out []Object
-	add := func(xs ...Object) { out = append(out, xs...) }
-	for _, x := range pl.Namespaces {
-		add(x)
-	}
-	for _, x := range pl.Queues {
-		add(x)
-	}
-	for _, x := range pl.Cohorts {
-		add(x)
-	}
-	for _, x := range pl.LocalQueues {
-		add(x)
-	}
-	for _, x := range pl.Flavors {
-		add(x)
-	}
-	for _, x := range pl.Pools {
-		add(x)
-	}
-	for _, x := range pl.ProvisioningChecks {
-		add(x)
-	}
-	for _, x := range pl.Policies {
-		add(x)
-	}
-	for _, x := range pl.Identities {
-		add(x)
-	}
-	for _, x := range pl.MultiKueueChecks {
-		add(x)
-	}
-	for _, x := range pl.Widenings {
-		add(x)
+	out = appendObjects(out, pl.Namespaces)
+	out = appendObjects(out, pl.Queues)
+	out = appendObjects(out, pl.Cohorts)
+	out = appendObjects(out, pl.LocalQueues)
+	out = appendObjects(out, pl.Flavors)
+	out = appendObjects(out, pl.Pools)
+	out = appendObjects(out, pl.ProvisioningChecks)
+	out = appendObjects(out, pl.Policies)
+	out = appendObjects(out, pl.Identities)
+	out = appendObjects(out, pl.MultiKueueChecks)
+	return appendObjects(out, pl.Widenings)
+}
+
+func appendObjects[T Object](out []Object, xs []T) []Object {
+	for _, x := range xs {
+		out = append(out, x)
 	}
 	return out
 }

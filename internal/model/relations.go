@@ -132,31 +132,28 @@ func StandsFor(f *Flavor, p *Pool) Decision {
 // PoolsOf lists the pools of the flavor's cluster it stands for; decided is
 // false when that is known only after apply for some pool.
 func (pl *Platform) PoolsOf(f *Flavor) (pools []*Pool, decided bool) {
-	decided = true
-	for _, p := range InCluster(f.Src, pl.Pools) {
-		switch StandsFor(f, p) {
-		case Yes:
-			pools = append(pools, p)
-		case Undecided:
-			decided = false
-		}
-	}
-	return pools, decided
+	return standing(InCluster(f.Src, pl.Pools), func(p *Pool) Decision { return StandsFor(f, p) })
 }
 
 // FlavorsOf lists the flavors of the pool's cluster that stand for it;
 // decided is false when that is known only after apply for some flavor.
 func (pl *Platform) FlavorsOf(p *Pool) (flavors []*Flavor, decided bool) {
+	return standing(InCluster(p.Src, pl.Flavors), func(f *Flavor) Decision { return StandsFor(f, p) })
+}
+
+// standing keeps the xs the relation says Yes for; decided is false when it
+// is Undecided for one.
+func standing[T any](xs []T, rel func(T) Decision) (out []T, decided bool) {
 	decided = true
-	for _, f := range InCluster(p.Src, pl.Flavors) {
-		switch StandsFor(f, p) {
+	for _, x := range xs {
+		switch rel(x) {
 		case Yes:
-			flavors = append(flavors, f)
+			out = append(out, x)
 		case Undecided:
 			decided = false
 		}
 	}
-	return flavors, decided
+	return out, decided
 }
 
 // Pins reports whether a flavor places its pods on the pools it stands for:

@@ -324,15 +324,7 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 		ct := &counter{lines: make(chan string, 1000)}
 		cfg := rest.CopyConfig(p.env.REST)
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &countingTransport{next: rt, c: ct} })
-		kc, err := kube.New(cfg, "doctor-test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := gke.New(p.ctx, p.env.GCP.ClientOptions()...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = g.Close() }()
+		kc, g := p.clients(cfg)
 		p.env.GCP.ResetRequests()
 		start := time.Now()
 		res, err := doctor.Run(p.ctx, doctor.Sources{Kube: kc, GKE: g, Cluster: p.cluster()}, doctor.Options{})
@@ -428,15 +420,7 @@ func TestAccDoctorLeastPrivilege(t *testing.T) {
 		if as != "" {
 			cfg.Impersonate = rest.ImpersonationConfig{UserName: as}
 		}
-		kc, err := kube.New(cfg, "doctor-rbac-test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := gke.New(p.ctx, p.env.GCP.ClientOptions()...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = g.Close() }()
+		kc, g := p.clients(cfg)
 		res, err := doctor.Run(p.ctx, doctor.Sources{Kube: kc, GKE: g, Cluster: p.cluster()}, doctor.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -475,6 +459,22 @@ func TestAccDoctorLeastPrivilege(t *testing.T) {
 	if !errors.Is(err, doctor.ErrRefused) || !strings.Contains(err.Error(), "use credentials that may list") {
 		t.Errorf("as a user bound to nothing: err = %v, want ErrRefused saying what to do", err)
 	}
+}
+
+// clients are doctor's Kubernetes client over cfg and a GKE client of the
+// fake, closed when the test ends.
+func (p *platform) clients(cfg *rest.Config) (*kube.Client, *gke.Client) {
+	p.t.Helper()
+	kc, err := kube.New(cfg, "doctor-test")
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	g, err := gke.New(p.ctx, p.env.GCP.ClientOptions()...)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Cleanup(func() { _ = g.Close() })
+	return kc, g
 }
 
 // applyRBAC creates the ClusterRoles, Roles and bindings of a manifest.
