@@ -127,7 +127,7 @@ func (m MultiKueueChecks) readiness(ctx context.Context, ref Ref, desired spec.M
 }
 
 // WorkerProblem says in plain words why Kueue reports a MultiKueueCluster
-// inactive, from its Active condition (Kueue v0.17 multikueuecluster.go).
+// inactive, from its Active condition (Kueue v0.17 to v0.19, multikueuecluster.go).
 func WorkerProblem(r Readiness) string {
 	msg := strings.ToLower(r.Message)
 	switch {
