@@ -40,6 +40,10 @@ func (d *KueueConfiguration) Schema(_ context.Context, _ datasource.SchemaReques
 	str := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Optional: true, MarkdownDescription: desc}
 	}
+	// Set or defaulted, read back: other resources take the effective value.
+	strDefault := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: desc}
+	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Kueue's own configuration (`config.kueue.x-k8s.io/v1beta2` `Configuration`), typed and validated at plan " +
 			"by Kueue's own validation, rendered as the YAML Kueue's Helm chart takes in `managerConfig.controllerManagerConfigYaml` " +
@@ -47,16 +51,17 @@ func (d *KueueConfiguration) Schema(_ context.Context, _ datasource.SchemaReques
 			"whether a gang whose pods cannot all start is evicted and requeued, and whether jobs without a queue bypass quota. " +
 			"Its defaults suit a training platform (see the Kueue configuration guide). Reading it makes no request.",
 		Attributes: map[string]schema.Attribute{
-			"kueue_version": str(fmt.Sprintf("The Kueue release that will run the configuration, e.g. `%s` (default). Supported: %s. "+
+			"kueue_version": strDefault(fmt.Sprintf("The Kueue release that will run the configuration, e.g. `%s` (default). Supported: %s. "+
 				"Turning `wait_for_pods_ready` off is written differently before and from v0.19.", kueue.NewestVersion, kueue.SupportedRange())),
-			"namespace": str(fmt.Sprintf("Kueue's namespace. Default `%s`.", def.Namespace)),
-			"frameworks": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: fmt.Sprintf(
+			"namespace": strDefault(fmt.Sprintf("Kueue's namespace. Default `%s`.", def.Namespace)),
+			"frameworks": schema.ListAttribute{Optional: true, Computed: true, ElementType: types.StringType, MarkdownDescription: fmt.Sprintf(
 				"The job integrations Kueue manages (`integrations.frameworks`). Default %s: single jobs and gangs. Add the "+
 					"integration of each job controller the cluster runs (e.g. `trainer.kubeflow.org/trainjob` with Kubeflow Trainer): "+
-					"a kind Kueue does not manage runs without quota. One of: %s.", code(def.Frameworks), code(spec.KueueFrameworkNames()))},
+					"a kind Kueue does not manage runs without quota. Read back as set or defaulted: give it to `mlplatform_multikueue_cluster.frameworks` "+
+					"so the workers let the manager dispatch each kind. One of: %s.", code(def.Frameworks), code(spec.KueueFrameworkNames()))},
 			"external_frameworks": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Kinds of other " +
 				"controllers Kueue manages through an external integration, as `Kind.version.group` (`integrations.externalFrameworks`)."},
-			"manage_jobs_without_queue_name": schema.BoolAttribute{Optional: true, MarkdownDescription: "Whether Kueue also manages jobs " +
+			"manage_jobs_without_queue_name": schema.BoolAttribute{Optional: true, Computed: true, MarkdownDescription: "Whether Kueue also manages jobs " +
 				"without the `kueue.x-k8s.io/queue-name` label in the namespaces `managed_jobs_namespace_selector` selects: such a job is " +
 				"held (it has no queue) instead of running without quota. Default `true`."},
 			"managed_jobs_namespace_selector": schema.SingleNestedAttribute{Optional: true, MarkdownDescription: "The namespaces " +
@@ -154,6 +159,13 @@ func (d *KueueConfiguration) Read(ctx context.Context, req datasource.ReadReques
 		return
 	}
 	m.YAML, m.HelmValues = types.StringValue(out), types.StringValue(hv)
+	c, version := m.toSpec()
+	m.KueueVersion, m.Namespace = types.StringValue(version), types.StringValue(c.Namespace)
+	m.ManageJobsWithoutQueueName = types.BoolValue(c.ManageJobsWithoutQueueName)
+	m.Frameworks = make([]types.String, len(c.Frameworks))
+	for i, f := range c.Frameworks {
+		m.Frameworks[i] = types.StringValue(f)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 

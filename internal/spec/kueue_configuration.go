@@ -124,8 +124,8 @@ func (c KueueConfiguration) Validate() FieldErrors {
 		!slices.Contains(c.Frameworks, "deployment") && !slices.Contains(c.Frameworks, "statefulset") {
 		errs.add(Path{"managed_jobs_namespace_selector"}, "Selector Has No Effect",
 			"managed_jobs_namespace_selector only decides which namespaces' jobs without a queue name Kueue manages (and, for the pod, "+
-				"deployment and statefulset integrations, which namespaces Kueue looks at); with manage_jobs_without_queue_name = false and none of "+
-				"those integrations it does nothing. Set manage_jobs_without_queue_name = true, or remove the selector.")
+				"deployment and statefulset integrations, which namespaces Kueue looks at); with %v and none of "+
+				"those integrations it does nothing. Set %v, or remove the selector.", set("manage_jobs_without_queue_name", false), set("manage_jobs_without_queue_name", true))
 	}
 	c.WaitForPodsReady.validate(&errs, Path{"wait_for_pods_ready"})
 	if fs := c.FairSharing; fs != nil {
@@ -213,7 +213,7 @@ func (w WaitForPodsReady) validate(errs *FieldErrors, p Path) {
 		if w.Timeout != "" || w.RecoveryTimeout != "" || w.BlockAdmission || w.RequeuingTimestamp != "" ||
 			w.BackoffLimitCount != nil || w.BackoffBaseSeconds != nil || w.BackoffMaxSeconds != nil {
 			errs.add(at(p, "enabled"), "Settings Without Effect",
-				"wait_for_pods_ready is disabled, so its other settings do nothing; remove them, or set enabled = true.")
+				"wait_for_pods_ready is disabled, so its other settings do nothing; remove them, or set %v.", set("enabled", true))
 		}
 		return
 	}
@@ -273,7 +273,7 @@ func validateTransformations(errs *FieldErrors, ts []ResourceTransformation) {
 		}
 		for _, r := range slices.Sorted(maps.Keys(t.Outputs)) {
 			if _, err := resource.ParseQuantity(t.Outputs[r]); err != nil {
-				errs.add(at(at(p, "outputs"), Key(r)), "Invalid Quantity", "output %s = %q is not a Kubernetes quantity, e.g. \"5Gi\" or \"4\".", r, t.Outputs[r])
+				errs.add(at(at(p, "outputs"), Key(r)), "Invalid Quantity", "the output of %s, %q, is not a Kubernetes quantity, e.g. \"5Gi\" or \"4\".", r, t.Outputs[r])
 			}
 		}
 	}
