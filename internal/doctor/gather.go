@@ -176,7 +176,7 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &crd); err != nil {
 				return fmt.Errorf("decode CRD %s: %w", u.GetName(), err)
 			}
-			if strings.HasSuffix(crd.Name, "."+kueuev1beta2.SchemeGroupVersion.Group) || crd.Name == provisioningRequestCRD || otherPolicyKinds[crd.Name] != "" {
+			if strings.HasSuffix(crd.Name, "."+kueuev1beta2.SchemeGroupVersion.Group) || crd.Name == provisioningRequestCRD || otherPolicyKinds[crd.Name] != "" || isFrameworkCRD(crd) {
 				s.CRDs = append(s.CRDs, crd)
 			}
 		}

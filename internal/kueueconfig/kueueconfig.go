@@ -204,3 +204,17 @@ func HelmValues(configYAML string) (string, error) {
 	}
 	return string(out), nil
 }
+
+// Parse reads a configuration as Kueue's ConfigMap holds it, strictly (a
+// field Kueue does not know is an error, as it is to Kueue) and without
+// Kueue's defaults, so a reader sees what was set.
+func Parse(text string) (*configapi.Configuration, error) {
+	var cfg configapi.Configuration
+	if err := yaml.UnmarshalStrict([]byte(text), &cfg); err != nil {
+		return nil, fmt.Errorf("not a Kueue configuration: %w", err)
+	}
+	if cfg.Kind != "Configuration" || cfg.APIVersion != configapi.SchemeGroupVersion.String() {
+		return nil, fmt.Errorf("not a Kueue configuration: apiVersion %q, kind %q (want %s, Configuration)", cfg.APIVersion, cfg.Kind, configapi.SchemeGroupVersion)
+	}
+	return &cfg, nil
+}
