@@ -135,7 +135,7 @@ func (r *MultiKueueCluster) Schema(_ context.Context, _ resource.SchemaRequest, 
 			}},
 		"worker_service_account": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(spec.DefaultWorkerServiceAccount),
 			MarkdownDescription: "Name of the service account the manager acts as in the worker (in `kueue-system`), and of its ClusterRole " +
-				"and ClusterRoleBinding: the rules MultiKueue documents for batch/v1 Jobs and Workloads. Default `" + spec.DefaultWorkerServiceAccount + "`; " +
+				"and ClusterRoleBinding: the rules MultiKueue documents for batch/v1 Jobs, JobSets and Workloads. Default `" + spec.DefaultWorkerServiceAccount + "`; " +
 				"give each manager its own when one worker serves several."},
 		"token_validity": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("720h"), Validators: durations,
 			MarkdownDescription: "How long each token is valid, as a Go duration (at least `10m`). The worker's API server may issue a shorter " +

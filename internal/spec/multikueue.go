@@ -207,13 +207,19 @@ func title(s string) string {
 
 // WorkerRBAC are the rules MultiKueue documents for the manager's account in
 // a worker (Kueue site, "Setup a MultiKueue environment", the ClusterRole of
-// its create-multikueue-kubeconfig.sh), for batch/v1 Jobs: the Jobs it
-// creates there, and the Workloads it mirrors, with their status.
+// its create-multikueue-kubeconfig.sh), for batch/v1 Jobs and JobSets: the
+// Jobs and JobSets it creates there, and the Workloads it mirrors, with
+// their status. A manager whose Kueue manages JobSets (the jobset
+// integration, on by default since Kueue v0.19) watches JobSets in every
+// worker, and Kueue v0.19 marks a worker it cannot watch them in inactive
+// (ClientConnectionFailed), for Jobs too.
 func WorkerRBAC() []PolicyRule {
 	objects := []string{"create", "delete", "get", "list", "watch"}
 	return []PolicyRule{
 		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: objects},
 		{APIGroups: []string{"batch"}, Resources: []string{"jobs/status"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"jobset.x-k8s.io"}, Resources: []string{"jobsets"}, Verbs: objects},
+		{APIGroups: []string{"jobset.x-k8s.io"}, Resources: []string{"jobsets/status"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads"}, Verbs: objects},
 		{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads/status"}, Verbs: []string{"get", "patch", "update"}},
 	}
