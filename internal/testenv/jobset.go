@@ -38,10 +38,14 @@ import (
 // the node selector and tolerations Kueue admits a JobSet with into them.
 //
 // Those Jobs' pods are never created: kube-controller-manager runs no job
-// controller (and there is no kubelet to run pods anyway). Nothing the tests
-// check needs them: Kueue admits a JobSet from its Workload, which it builds
-// from the JobSet's replicated jobs, and a JobSet finishes only when a test
-// sets its Completed or Failed condition.
+// controller (and there is no kubelet to run pods anyway). Admission needs
+// none of it: Kueue admits a JobSet from its Workload, which it builds from
+// the JobSet's replicated jobs. What the JobSet controller would take from
+// the job controller is the Jobs' status: it marks a JobSet Completed or
+// Failed (and counts ready Jobs, which an InOrder startup policy waits on)
+// from its Jobs' status, so a test that wants a finished JobSet writes its
+// Jobs' status as the job controller would (see
+// TestAccTeamNamespaceDestroyProtectsData).
 const jobsetNamespace = "jobset-system"
 
 // jobSetsResource is the JobSet API the tests and the probe use.
