@@ -14,8 +14,12 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -24,17 +28,25 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
-// Destroying a team namespace that holds a checkpoint volume, a running Job
-// and a pending Kueue Workload is refused at plan time, naming each of them,
-// and nothing of that destroy is deleted: not the namespace, not the queue
-// and the network policies in it that Terraform would delete first. With
-// force_destroy = true applied, the destroy goes, and takes them along.
+// Destroying a team namespace that holds a checkpoint volume, a running Job,
+// a queued JobSet (the real JobSet CRD, suspended by Kueue's webhook, its
+// Jobs made by the real JobSet controller) and a pending Kueue Workload is
+// refused at plan time, naming each of them once (not the JobSet's Jobs or
+// Workload), and nothing of that destroy is deleted: not the namespace, not
+// the queue and the network policies in it that Terraform would delete
+// first. A JobSet the JobSet controller reports Completed holds nothing.
+// With force_destroy = true applied, the destroy goes, and takes them along.
 func TestAccTeamNamespaceDestroyProtectsData(t *testing.T) {
 	t.Parallel()
 	acctest.Env(t)
 	core, kq := acctest.Kube(t)
 	ctx := context.Background()
 	const ns = "acc-data-team"
+	dyn, err := dynamic.NewForConfig(acctest.Env(t).REST)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobSets := dyn.Resource(acctest.JobSets).Namespace(ns)
 	cfg := func(force string) string {
 		return acctest.ProviderConfig(t) + fmt.Sprintf(`
 resource "mlplatform_team_namespace" "team" {
@@ -80,6 +92,7 @@ resource "mlplatform_training_network_policy" "team" {
 		if _, err := kq.KueueV1beta2().Workloads(ns).Create(ctx, wl, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		givenJobSets(ctx, t, core, jobSets)
 	}
 	stillThere := func() {
 		if _, err := core.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err != nil {
@@ -93,6 +106,9 @@ resource "mlplatform_training_network_policy" "team" {
 		}
 		if _, err := core.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "checkpoints", metav1.GetOptions{}); err != nil {
 			t.Fatalf("the refused destroy deleted the checkpoints: %v", err)
+		}
+		if js, err := jobSets.Get(ctx, "pretrain-gang", metav1.GetOptions{}); err != nil || js.GetDeletionTimestamp() != nil {
+			t.Fatalf("the refused destroy deleted the JobSet (err=%v)", err)
 		}
 	}
 	resource.Test(t, resource.TestCase{
@@ -119,6 +135,7 @@ resource "mlplatform_training_network_policy" "team" {
 				Destroy:   true,
 				ExpectError: wrapped(`(?s)Namespace acc-data-team Holds Data.*force_destroy = true.*` +
 					`PersistentVolumeClaims checkpoints \(10Gi\); unfinished Jobs llama-finetune \(running, 1 active pods\); ` +
+					`unfinished JobSets pretrain-gang \(suspended, e\.g\. waiting in a Kueue queue\); ` +
 					`unfinished Kueue Workloads eval-sweep \(pending\)`),
 			},
 			{ // removing the team from the configuration is refused the same way
@@ -139,6 +156,78 @@ resource "mlplatform_training_network_policy" "team" {
 			},
 		},
 	})
+}
+
+// givenJobSets submits two JobSets to the namespace behind jobSets and
+// waits until the real controllers have done with them what the guard reads:
+//   - pretrain-gang, labelled for LocalQueue gpu: Kueue's webhook suspends
+//     it, Kueue makes its Workload, the JobSet controller its 2 Jobs
+//     (suspended);
+//   - eval-gang, for no queue (so Kueue leaves it alone): its one Job is
+//     completed here, as the job controller (which the environment does not
+//     run) would report it, and the JobSet controller marks the JobSet
+//     Completed.
+func givenJobSets(ctx context.Context, t *testing.T, core kubernetes.Interface, jobSets dynamic.ResourceInterface) {
+	t.Helper()
+	ns := "acc-data-team"
+	if _, err := jobSets.Create(ctx, acctest.QueuedJobSet(ns, "pretrain-gang", "gpu", []string{"leader", "workers"}, 2, "", "1"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eval := acctest.QueuedJobSet(ns, "eval-gang", "", []string{"eval"}, 1, "", "1")
+	eval.SetLabels(nil)
+	if _, err := jobSets.Create(ctx, eval, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	children := func(ctx context.Context, owner string) ([]batchv1.Job, error) {
+		jobs, err := core.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{LabelSelector: "jobset.sigs.k8s.io/jobset-name=" + owner})
+		if err != nil {
+			return nil, err
+		}
+		return jobs.Items, nil
+	}
+	// The JobSet controller makes the Jobs.
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		pretrain, err := children(ctx, "pretrain-gang")
+		if err != nil || len(pretrain) != 2 {
+			return false, nil //nolint:nilerr // retried until the deadline
+		}
+		for _, j := range pretrain {
+			if !ptr.Deref(j.Spec.Suspend, false) {
+				return false, fmt.Errorf("the queued JobSet's Job %s is not suspended", j.Name)
+			}
+		}
+		evals, err := children(ctx, "eval-gang")
+		return err == nil && len(evals) == 1, nil
+	})
+	if err != nil {
+		t.Fatalf("the JobSet controller did not make the JobSets' Jobs within 60s: %v", err)
+	}
+	evals, err := children(ctx, "eval-gang")
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, now := evals[0], metav1.Now()
+	job.Status.StartTime, job.Status.CompletionTime, job.Status.Succeeded = &now, &now, 1
+	job.Status.Conditions = []batchv1.JobCondition{
+		{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now, LastProbeTime: now},
+		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now, LastProbeTime: now},
+	}
+	if _, err := core.BatchV1().Jobs(ns).UpdateStatus(ctx, &job, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("complete Job %s as the job controller would: %v", job.Name, err)
+	}
+	var conds []metav1.Condition
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		u, err := jobSets.Get(ctx, "eval-gang", metav1.GetOptions{})
+		if err != nil {
+			return false, nil //nolint:nilerr // retried until the deadline
+		}
+		js, err := acctest.ReadJobSet(u)
+		conds = js.Status.Conditions
+		return err == nil && meta.IsStatusConditionTrue(conds, "Completed"), nil
+	})
+	if err != nil {
+		t.Fatalf("the JobSet controller did not mark eval-gang Completed within 60s (conditions %v): %v", conds, err)
+	}
 }
 
 // The library itself refuses to delete a team namespace that holds data,

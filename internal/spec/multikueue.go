@@ -226,7 +226,9 @@ func title(s string) string {
 // status (batch/v1 Jobs, JobSets, ... alike), then the Workloads it mirrors,
 // with their status. Frameworks Kueue has no MultiKueue adapter for
 // (deployment, sparkoperator.k8s.io/sparkapplication) are never dispatched
-// and grant nothing; unknown ones are refused by Validate.
+// and grant nothing; unknown ones are refused by Validate. A manager watches
+// every kind it manages in each worker: Kueue v0.19 marks a worker whose role
+// lacks one inactive (ClientConnectionFailed), for every kind.
 func WorkerRBAC(frameworks []string) []PolicyRule {
 	objects := []string{"create", "delete", "get", "list", "watch"}
 	var rules []PolicyRule

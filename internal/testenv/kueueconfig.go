@@ -36,7 +36,10 @@ const (
 //   - the webhooks and job integrations skip kube-system and kueue-system (v0.19's default);
 //   - quota is checked for every resource a workload requests (BlockUndeclared:
 //     v0.19's default, and the only behaviour before; v0.17 has no such field);
-//   - only the batch/job integration (v0.19 adds a dozen by default).
+//   - the batch/job and jobset.x-k8s.io/jobset integrations only (v0.19 adds
+//     a dozen by default): Kueue queues and admits Jobs and JobSets, and
+//     only those (the environment runs the JobSet controller, whose CRD is
+//     installed before Kueue starts).
 //
 // The rest is what running out of cluster needs: the webhook and health
 // ports on 127.0.0.1, the certificates, no leader election, no metrics.
@@ -73,7 +76,7 @@ managedJobsNamespaceSelector:
     operator: NotIn
     values: [kube-system, %s]
 integrations:
-  frameworks: ["batch/job"]
+  frameworks: ["batch/job", "jobset.x-k8s.io/jobset"]
 %s`, kueueNamespace, healthPort, webhookPort, certDir, kueueNamespace, quota)
 }
 
