@@ -65,8 +65,10 @@ func (d *KueueConfiguration) Schema(_ context.Context, _ datasource.SchemaReques
 				"without the `kueue.x-k8s.io/queue-name` label in the namespaces `managed_jobs_namespace_selector` selects: such a job is " +
 				"held (it has no queue) instead of running without quota. Default `true`."},
 			"managed_jobs_namespace_selector": schema.SingleNestedAttribute{Optional: true, MarkdownDescription: "The namespaces " +
-				"whose jobs without a queue name Kueue manages. Default: the team namespaces (label `" + spec.TeamLabel + "` exists, " +
-				"as `mlplatform_team_namespace` sets it). Kueue refuses a selector that matches `kube-system` or its own namespace.",
+				"whose jobs Kueue manages at all: from Kueue v0.15 a job elsewhere is never queued, queue-name label or not, so every " +
+				"namespace holding a LocalQueue must be selected. Default: the team namespaces (label `" + spec.TeamLabel + "` exists, " +
+				"as `mlplatform_team_namespace` sets it); other tools' jobs are left alone. Kueue refuses a selector that matches " +
+				"`kube-system` or its own namespace.",
 				Attributes: map[string]schema.Attribute{
 					"match_labels": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Labels a namespace must have."},
 					"match_expressions": schema.ListNestedAttribute{Optional: true, MarkdownDescription: "Label requirements a namespace must meet.",

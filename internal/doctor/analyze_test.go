@@ -247,7 +247,13 @@ func TestAnalyzeFindings(t *testing.T) {
 			withConfig(s, kueue.NewestVersion, func(c *spec.KueueConfiguration) {
 				c.ManagedJobsNamespaceSelector = &spec.LabelSelector{MatchLabels: map[string]string{"kueue": "managed"}}
 			})
-		}, "DOC018", "Kueue configuration", SeverityError, []string{"team-nlp", "managedJobsNamespaceSelector does not select them"}},
+		}, "DOC018", "Kueue configuration", SeverityError, []string{"does not select namespace(s) team-nlp, which are team namespaces or hold LocalQueues",
+			"every job, with a queue-name label or not, runs at once without quota"}},
+		"a LocalQueue outside the team namespaces": {func(s *Snapshot) {
+			s.Namespaces = append(s.Namespaces, corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "research"}})
+			s.LocalQueues = append(s.LocalQueues, kueuev1beta2.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: "research"},
+				Spec: kueuev1beta2.LocalQueueSpec{ClusterQueue: "team-nlp"}, Status: kueuev1beta2.LocalQueueStatus{Conditions: active("Ready", true)}})
+		}, "DOC018", "Kueue configuration", SeverityError, []string{"does not select namespace(s) research"}},
 		"webhooks time out": {func(s *Snapshot) {
 			s.Webhook.Err = &TimeoutError{What: "Kueue's webhooks", After: 5 * time.Second, Err: errors.New("context deadline exceeded")}
 		}, "DOC003", "Kueue webhooks", SeverityError, []string{"did not answer within 5s", "frozen"}},

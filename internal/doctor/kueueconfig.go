@@ -69,7 +69,7 @@ func (a analysis) configuration() {
 	if a.needs(s.WorkloadsRead, CheckWaitForPodsReady) {
 		a.waitForPodsReady(cfg, managed)
 	}
-	if a.needs(s.NamespacesRead, CheckJobsBypassQuota) {
+	if a.needs(s.NamespacesRead, CheckJobsBypassQuota) && a.needs(s.LQRead, CheckJobsBypassQuota) {
 		a.jobsBypassQuota(cfg)
 	}
 }
@@ -165,44 +165,46 @@ func (a analysis) waitForPodsReady(cfg *configapi.Configuration, managed []strin
 		"turn waitForPodsReady on (wait_for_pods_ready.enabled = true, the default): "+configurationFix)
 }
 
-// jobsBypassQuota is DOC018: in a team namespace whose jobs without a queue
-// name Kueue does not manage, such a job runs at once, outside every quota.
+// jobsBypassQuota is DOC018: a namespace whose jobs Kueue does not manage
+// runs them at once, outside every quota. Kueue manages jobs only in the
+// namespaces managedJobsNamespaceSelector selects (always, from v0.15's
+// ManagedJobsNamespaceSelectorAlwaysRespected): a LocalQueue in another
+// namespace queues nothing. In the team namespaces, jobs without a queue
+// name are managed only with manageJobsWithoutQueueName.
 func (a analysis) jobsBypassQuota(cfg *configapi.Configuration) {
-	var teams []string
+	sel, err := metav1.LabelSelectorAsSelector(namespaceSelector(cfg))
+	if err != nil {
+		a.f.note(fmt.Sprintf("Kueue's managedJobsNamespaceSelector cannot be read (%v): %s gives no verdict", err, CheckJobsBypassQuota.ID))
+		return
+	}
+	queues := map[string]bool{}
+	for _, lq := range a.s.LocalQueues {
+		queues[lq.Namespace] = true
+	}
+	var unselected, unqueued []string
 	for _, ns := range a.s.Namespaces {
-		if _, team := ns.Labels[spec.TeamLabel]; team {
-			teams = append(teams, ns.Name)
+		_, team := ns.Labels[spec.TeamLabel]
+		switch selected := sel.Matches(labels.Set(ns.Labels)); {
+		case (team || queues[ns.Name]) && !selected:
+			unselected = append(unselected, ns.Name)
+		case team && !cfg.ManageJobsWithoutQueueName:
+			unqueued = append(unqueued, ns.Name)
 		}
 	}
-	if len(teams) == 0 {
+	fix := "set manage_jobs_without_queue_name = true with a managed_jobs_namespace_selector that selects the team namespaces (the default: " +
+		"label " + spec.TeamLabel + " exists), and keep LocalQueues in team namespaces: " + configurationFix
+	if len(unselected) > 0 {
+		a.f.add(CheckJobsBypassQuota, SeverityError, "Kueue configuration", fmt.Sprintf("Kueue's managedJobsNamespaceSelector does not select "+
+			"namespace(s) %s, which are team namespaces or hold LocalQueues: Kueue manages no job there, so every job, with a queue-name label "+
+			"or not, runs at once without quota", strings.Join(unselected, ", ")), fix)
+	}
+	if len(unqueued) > 0 {
+		a.f.add(CheckJobsBypassQuota, SeverityError, "Kueue configuration", fmt.Sprintf("in team namespace(s) %s, a job without the "+
+			"kueue.x-k8s.io/queue-name label runs at once without quota (manageJobsWithoutQueueName is false)", strings.Join(unqueued, ", ")), fix)
+	}
+	if len(unselected)+len(unqueued) == 0 {
 		a.f.pass(1)
-		return
 	}
-	var bypass []string
-	why := "manageJobsWithoutQueueName is false"
-	if cfg.ManageJobsWithoutQueueName {
-		sel, err := metav1.LabelSelectorAsSelector(namespaceSelector(cfg))
-		if err != nil {
-			a.f.note(fmt.Sprintf("Kueue's managedJobsNamespaceSelector cannot be read (%v): %s gives no verdict", err, CheckJobsBypassQuota.ID))
-			return
-		}
-		why = "managedJobsNamespaceSelector does not select them"
-		for _, ns := range a.s.Namespaces {
-			if slices.Contains(teams, ns.Name) && !sel.Matches(labels.Set(ns.Labels)) {
-				bypass = append(bypass, ns.Name)
-			}
-		}
-	} else {
-		bypass = teams
-	}
-	if len(bypass) == 0 {
-		a.f.pass(1)
-		return
-	}
-	a.f.add(CheckJobsBypassQuota, SeverityError, "Kueue configuration", fmt.Sprintf("in team namespace(s) %s, a job without the "+
-		"kueue.x-k8s.io/queue-name label runs at once without quota (%s)", strings.Join(bypass, ", "), why),
-		"set manage_jobs_without_queue_name = true with a managed_jobs_namespace_selector that selects the team namespaces (the default: "+
-			"label "+spec.TeamLabel+" exists): "+configurationFix)
 }
 
 // namespaceSelector is Kueue's managedJobsNamespaceSelector, defaulted as

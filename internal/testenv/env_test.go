@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,6 +24,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueueconfig"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
 func TestStartNamesTheMissingPiece(t *testing.T) {
@@ -176,7 +180,11 @@ func TestEnvironment(t *testing.T) {
 	if env.JobSetVersion() == "" {
 		t.Error("the environment runs no JobSet controller")
 	}
-	if _, err := core.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "train"}}, metav1.CreateOptions{}); err != nil {
+	// A team namespace: Kueue manages jobs only in the namespaces its
+	// managedJobsNamespaceSelector selects (always, from v0.15), the
+	// platform's teams by default.
+	train := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "train", Labels: map[string]string{spec.TeamLabel: "train"}}}
+	if _, err := core.CoreV1().Namespaces().Create(ctx, train, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	lq := &kueuev1beta2.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: "train"},
@@ -220,6 +228,60 @@ func TestEnvironment(t *testing.T) {
 	}
 	if len(wls.Items) != 1 || len(wls.Items[0].Spec.PodSets) != 2 {
 		t.Errorf("want one Workload of the JobSet's 2 replicated jobs, got %+v", wls.Items)
+	}
+
+	// Kueue runs with data "mlplatform_kueue_configuration"'s defaults,
+	// written to its ConfigMap as an in-cluster install keeps them, and they
+	// take effect: a Job without a queue name in a team namespace is held
+	// (suspended, its Workload not admitted: it names no queue), one in
+	// another namespace runs.
+	cm, err := core.CoreV1().ConfigMaps(kueueNamespace).Get(ctx, KueueConfigMap, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running, err := kueueconfig.Parse(cm.Data[KueueConfigMapKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := spec.DefaultKueueConfiguration()
+	if !slices.Equal(running.Integrations.Frameworks, def.Frameworks) || !running.ManageJobsWithoutQueueName ||
+		running.ManagedJobsNamespaceSelector == nil || running.ManagedJobsNamespaceSelector.MatchExpressions[0].Key != spec.TeamLabel {
+		t.Errorf("Kueue's ConfigMap does not hold the data source's defaults:\n%s", cm.Data[KueueConfigMapKey])
+	}
+	if _, err := core.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tools"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	unqueued := func(ns string) *batchv1.Job {
+		return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "no-queue", Namespace: ns}, Spec: batchv1.JobSpec{
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+				Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}}}
+	}
+	for _, ns := range []string{"train", "tools"} {
+		if _, err := core.BatchV1().Jobs(ns).Create(ctx, unqueued(ns), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		j, err := core.BatchV1().Jobs("train").Get(ctx, "no-queue", metav1.GetOptions{})
+		if err != nil || j.Spec.Suspend == nil || !*j.Spec.Suspend {
+			return false, nil //nolint:nilerr // retried until the deadline
+		}
+		wl, err := kq.KueueV1beta2().Workloads("train").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil //nolint:nilerr // retried until the deadline
+		}
+		for _, w := range wl.Items {
+			if len(w.OwnerReferences) > 0 && w.OwnerReferences[0].Name == "no-queue" {
+				return !meta.IsStatusConditionTrue(w.Status.Conditions, kueuev1beta2.WorkloadAdmitted), nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("a Job without a queue name in a team namespace was not held by Kueue (suspended, with a Workload not admitted): %v", err)
+	}
+	if j, err := core.BatchV1().Jobs("tools").Get(ctx, "no-queue", metav1.GetOptions{}); err != nil || (j.Spec.Suspend != nil && *j.Spec.Suspend) {
+		t.Errorf("a Job without a queue name outside the team namespaces was suspended (err %v): Kueue's namespace selector took it", err)
 	}
 
 	// The namespace controller (kube-controller-manager) finishes deletions.

@@ -134,7 +134,10 @@ func (k *kueueSetup) run(ctx context.Context, kc kubernetes.Interface) error {
 	if err := k.installWebhooks(ctx, kc); err != nil {
 		return err
 	}
-	config := KueueConfig(k.version, k.healthPort, k.webhookPort, k.pki.path("kueue"))
+	config, err := KueueConfig(k.version, k.healthPort, k.webhookPort, k.pki.path("kueue"))
+	if err != nil {
+		return err
+	}
 	cfgPath := filepath.Join(k.env.Dir, "kueue-config.yaml")
 	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
 		return err
