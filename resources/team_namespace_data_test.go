@@ -22,14 +22,16 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/reconcile"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
-// Destroying a team namespace that holds a checkpoint volume, a running Job,
-// a queued JobSet (the real JobSet CRD, suspended by Kueue's webhook, its
+// Destroying a team namespace that holds a checkpoint volume, a running Job
+// (admitted by Kueue, which holds every job in a team namespace), a queued
+// JobSet (the real JobSet CRD, suspended by Kueue's webhook, its
 // Jobs made by the real JobSet controller) and a pending Kueue Workload is
 // refused at plan time, naming each of them once (not the JobSet's Jobs or
 // Workload), and nothing of that destroy is deleted: not the namespace, not
@@ -75,19 +77,33 @@ resource "mlplatform_training_network_policy" "team" {
 		if _, err := core.CoreV1().PersistentVolumeClaims(ns).Create(ctx, pvc, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		// A Job runs in a team namespace once Kueue admits it (Kueue holds
+		// every job there, with a queue name or not): the team's queue gets
+		// a ClusterQueue that admits what asks for no GPU.
+		givenClusterQueue(ctx, t, kq, "acc-data-cq")
 		pod := corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "train", Image: "trainer:1"}}}
-		job, err := core.BatchV1().Jobs(ns).Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "llama-finetune"},
-			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: pod}}}, metav1.CreateOptions{})
-		if err != nil {
+		if _, err := core.BatchV1().Jobs(ns).Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "llama-finetune",
+			Labels: map[string]string{"kueue.x-k8s.io/queue-name": "gpu"}},
+			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: pod}}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		job.Status.Active, job.Status.StartTime = 1, ptr.To(metav1.Now()) // as the job controller reports a running job
-		if _, err := core.BatchV1().Jobs(ns).UpdateStatus(ctx, job, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
+		// Admitted, Kueue resumes it; then the job controller (which the
+		// environment does not run) would report its pod running.
+		if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+			j, err := core.BatchV1().Jobs(ns).Get(ctx, "llama-finetune", metav1.GetOptions{})
+			if err != nil || ptr.Deref(j.Spec.Suspend, true) {
+				return false, nil //nolint:nilerr // retried until the deadline
+			}
+			j.Status.Active, j.Status.StartTime = 1, ptr.To(metav1.Now())
+			_, err = core.BatchV1().Jobs(ns).UpdateStatus(ctx, j, metav1.UpdateOptions{})
+			return err == nil, nil // a conflict: Kueue wrote it meanwhile, read it again
+		}); err != nil {
+			t.Fatalf("Kueue did not admit (resume) Job llama-finetune within 60s: %v", err)
 		}
+		gpuPod := *acctest.QueuedJob(ns, "eval-sweep", "gpu", "", "1").Spec.Template.Spec.DeepCopy() // no quota for GPUs: pending
 		wl := &kueuev1beta2.Workload{ObjectMeta: metav1.ObjectMeta{Name: "eval-sweep"}, Spec: kueuev1beta2.WorkloadSpec{
 			QueueName: "gpu",
-			PodSets:   []kueuev1beta2.PodSet{{Name: "main", Count: 1, Template: corev1.PodTemplateSpec{Spec: pod}}},
+			PodSets:   []kueuev1beta2.PodSet{{Name: "main", Count: 1, Template: corev1.PodTemplateSpec{Spec: gpuPod}}},
 		}}
 		if _, err := kq.KueueV1beta2().Workloads(ns).Create(ctx, wl, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -163,10 +179,10 @@ resource "mlplatform_training_network_policy" "team" {
 //   - pretrain-gang, labelled for LocalQueue gpu: Kueue's webhook suspends
 //     it, Kueue makes its Workload, the JobSet controller its 2 Jobs
 //     (suspended);
-//   - eval-gang, for no queue (so Kueue leaves it alone): its one Job is
-//     completed here, as the job controller (which the environment does not
-//     run) would report it, and the JobSet controller marks the JobSet
-//     Completed.
+//   - eval-gang, for no queue (Kueue holds it all the same: jobs without a
+//     queue name in team namespaces are managed): its one Job is completed
+//     here, as the job controller (which the environment does not run) would
+//     report it, and the JobSet controller marks the JobSet Completed.
 func givenJobSets(ctx context.Context, t *testing.T, core kubernetes.Interface, jobSets dynamic.ResourceInterface) {
 	t.Helper()
 	ns := "acc-data-team"
@@ -317,4 +333,29 @@ func TestAccTeamNamespacesDeleteHoldsDataLibrary(t *testing.T) {
 			}
 		})
 	}
+}
+
+// givenClusterQueue creates ClusterQueue name for every namespace, with
+// quota for one CPU on a flavor of the same name and none for GPUs: it
+// admits a workload that asks for no GPU, and no other. Both are deleted
+// when the test ends.
+func givenClusterQueue(ctx context.Context, t *testing.T, kq kueueclient.Interface, name string) {
+	t.Helper()
+	rf := &kueuev1beta2.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if _, err := kq.KueueV1beta2().ResourceFlavors().Create(ctx, rf, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cq := &kueuev1beta2.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kueuev1beta2.ClusterQueueSpec{
+		NamespaceSelector: &metav1.LabelSelector{},
+		ResourceGroups: []kueuev1beta2.ResourceGroup{{CoveredResources: []corev1.ResourceName{"cpu"}, Flavors: []kueuev1beta2.FlavorQuotas{{
+			Name: kueuev1beta2.ResourceFlavorReference(name), Resources: []kueuev1beta2.ResourceQuota{{Name: "cpu", NominalQuota: k8sresource.MustParse("1")}},
+		}}}},
+	}}
+	if _, err := kq.KueueV1beta2().ClusterQueues().Create(ctx, cq, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = kq.KueueV1beta2().ClusterQueues().Delete(context.Background(), name, metav1.DeleteOptions{})
+		_ = kq.KueueV1beta2().ResourceFlavors().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
 }
