@@ -19,6 +19,7 @@ import (
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
 
@@ -133,12 +134,16 @@ func dispatched(ctx context.Context, m *testenv.Multi, name string) (string, err
 
 // createNamespaces creates the team's namespace in every cluster (the
 // worker mirrors the manager's namespaces and LocalQueues, as MultiKueue
-// requires).
+// requires), labelled as mlplatform_team_namespace labels it: Kueue
+// (v0.15 on) manages jobs only in the namespaces its
+// managedJobsNamespaceSelector selects, queue-name label or not, and the
+// platform's configuration selects the team namespaces. Unlabelled, a Job
+// in the manager would never be admitted, nor one dispatched to a worker.
 func createNamespaces(ctx context.Context, t *testing.T, m *testenv.Multi) {
 	t.Helper()
 	for _, e := range m.Envs() {
 		core := kubernetes.NewForConfigOrDie(e.REST)
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: team}}
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: team, Labels: map[string]string{spec.TeamLabel: team}}}
 		if _, err := core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}
