@@ -82,9 +82,12 @@ resource "mlplatform_training_network_policy" "team" {
 		// a ClusterQueue that admits what asks for no GPU.
 		givenClusterQueue(ctx, t, kq, "acc-data-cq")
 		pod := corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "train", Image: "trainer:1"}}}
+		// Created suspended, as Kueue's Job webhook (not installed in the
+		// single-cluster environment) leaves a queued Job: created running,
+		// Kueue's reconciler would stop it for want of a Workload instead.
 		if _, err := core.BatchV1().Jobs(ns).Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "llama-finetune",
 			Labels: map[string]string{"kueue.x-k8s.io/queue-name": "gpu"}},
-			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: pod}}}, metav1.CreateOptions{}); err != nil {
+			Spec: batchv1.JobSpec{Suspend: ptr.To(true), Template: corev1.PodTemplateSpec{Spec: pod}}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		// Admitted, Kueue resumes it; then the job controller (which the
