@@ -6,7 +6,8 @@ import (
 )
 
 // MultiKueue: the check (an AdmissionCheck naming its MultiKueueConfig by a
-// DNS label; 1 to 20 clusters, Kueue v0.17 multikueue_types.go) and a
+// DNS label; 1 to 20 clusters, each once, in order: Kueue v0.19
+// multikueue_types.go) and a
 // worker's access (a name that makes a valid Secret name; one worker
 // source; token validity the API server accepts; a rotation window inside
 // it).
@@ -22,7 +23,9 @@ func init() {
 			"name empty":       {set: map[string]any{"name": ""}, path: "name", want: `(?s)Missing Name.*e\.g\. "multikueue"`},
 			"no clusters":      {set: map[string]any{"clusters": []any{}}, path: "clusters", want: `(?s)No Worker Clusters.*at least one worker.*mlplatform_multikueue_cluster`},
 			"21 clusters":      {set: map[string]any{"clusters": many}, path: "clusters", want: `(?s)Too Many Worker Clusters.*21 clusters; Kueue accepts at most 20.*Remove 1`},
-			"cluster name bad": {set: map[string]any{"clusters": []any{"Europe_1"}}, path: "clusters", want: `(?s)Invalid Cluster Name.*"Europe_1" is not a MultiKueueCluster name`},
+			"cluster name bad": {set: map[string]any{"clusters": []any{"europe", "Europe_1"}}, path: "clusters[1]", want: `(?s)Invalid Cluster Name.*"Europe_1" is not a MultiKueueCluster name`},
+			"cluster listed twice": {set: map[string]any{"clusters": []any{"europe", "us", "europe"}}, path: "clusters[2]",
+				want: `(?s)Duplicate Worker Cluster.*"europe" is listed twice, as clusters\[0\] and clusters\[2\].*Remove clusters\[2\]`},
 			"timeout not a duration": {set: map[string]any{"active_timeout": "soon"}, path: "active_timeout",
 				want: `(?s)Invalid Duration.*"soon" is not a positive duration`},
 		},

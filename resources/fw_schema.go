@@ -104,6 +104,8 @@ func objectTypeOf(attrs map[string]schema.Attribute) basetypes.ObjectType {
 func typedSchema(newResource func() resource.Resource) func() resource.Resource {
 	return func() resource.Resource {
 		switch r := newResource().(type) {
+		case withUpgradeState:
+			return typedWithUpgradeState{r}
 		case withModifyPlan:
 			return typedWithModifyPlan{r}
 		case withoutModifyPlan:
@@ -138,5 +140,19 @@ type typedWithModifyPlan struct{ withModifyPlan }
 
 func (r typedWithModifyPlan) Schema(ctx context.Context, req resource.SchemaRequest, resp *resource.SchemaResponse) {
 	r.withModifyPlan.Schema(ctx, req, resp)
+	resp.Schema = withObjectTypes(resp.Schema)
+}
+
+// withUpgradeState is withModifyPlan and an UpgradeState (a resource whose
+// schema version moved on).
+type withUpgradeState interface {
+	withModifyPlan
+	resource.ResourceWithUpgradeState
+}
+
+type typedWithUpgradeState struct{ withUpgradeState }
+
+func (r typedWithUpgradeState) Schema(ctx context.Context, req resource.SchemaRequest, resp *resource.SchemaResponse) {
+	r.withUpgradeState.Schema(ctx, req, resp)
 	resp.Schema = withObjectTypes(resp.Schema)
 }

@@ -15,6 +15,8 @@ import (
 // its wrappers.
 func unwrapped(r resource.Resource) resource.Resource {
 	switch r := r.(type) {
+	case typedWithUpgradeState:
+		return r.withUpgradeState
 	case typedWithModifyPlan:
 		return r.withModifyPlan
 	case typedWithoutModifyPlan:

@@ -30,6 +30,7 @@ var (
 	_ resource.ResourceWithConfigure      = &MultiKueueCheck{}
 	_ resource.ResourceWithImportState    = &MultiKueueCheck{}
 	_ resource.ResourceWithValidateConfig = &MultiKueueCheck{}
+	_ resource.ResourceWithUpgradeState   = &MultiKueueCheck{}
 	_ resource.ResourceWithConfigure      = &MultiKueueCluster{}
 	_ resource.ResourceWithImportState    = &MultiKueueCluster{}
 	_ resource.ResourceWithValidateConfig = &MultiKueueCluster{}

@@ -32,9 +32,14 @@ var env *testenv.Env
 // starts the environment once, runs the tests, and stops it; without TF_ACC
 // only unit tests run (acceptance tests skip themselves) and nothing is
 // started: the plan-only tests (UnitTest) need a Terraform CLI, no cluster.
-func Main(m *testing.M) { os.Exit(run(m)) }
+func Main(m *testing.M) { os.Exit(run(m, nil)) }
 
-func run(m *testing.M) int {
+// MainWith is Main with the environment's options set by configure (e.g. the
+// Kueue release it starts with); configure returns an error when the
+// environment cannot be set up so (a binary directory not given).
+func MainWith(m *testing.M, configure func(*testenv.Options) error) { os.Exit(run(m, configure)) }
+
+func run(m *testing.M, configure func(*testenv.Options) error) int {
 	if os.Getenv("TF_ACC") == "" {
 		return m.Run()
 	}
@@ -48,6 +53,12 @@ func run(m *testing.M) int {
 	opts := testenv.Options{}
 	if testing.Verbose() {
 		opts.Log = os.Stderr
+	}
+	if configure != nil {
+		if err := configure(&opts); err != nil {
+			fmt.Fprintln(os.Stderr, "acceptance tests:", err)
+			return 1
+		}
 	}
 	e, err := testenv.Start(ctx, opts)
 	if err != nil {

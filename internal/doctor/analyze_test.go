@@ -3,8 +3,6 @@ package doctor
 import (
 	"errors"
 	"maps"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -36,6 +34,9 @@ func crd(name string, versions ...string) apiextv1.CustomResourceDefinition {
 		c.Spec.Versions = append(c.Spec.Versions, apiextv1.CustomResourceDefinitionVersion{Name: v, Served: true, Storage: i == 0})
 	}
 	c.Status.Conditions = []apiextv1.CustomResourceDefinitionCondition{{Type: apiextv1.Established, Status: apiextv1.ConditionTrue}}
+	if len(versions) > 0 {
+		c.Status.StoredVersions = []string{versions[0]}
+	}
 	return c
 }
 
@@ -143,15 +144,16 @@ func TestAnalyzeHealthy(t *testing.T) {
 		t.Fatalf("findings on a healthy platform: %+v", res.Findings)
 	}
 	// 9 CRDs, version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
-	// 3 pools running, 2 workloads; and each rule that runs live.
-	if want := 9 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + rules.CountIn(true); res.Checks != want {
+	// 3 pools running, 2 workloads, no CRD storing v1beta1; and each rule
+	// that runs live.
+	if want := 9 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + 1 + rules.CountIn(true); res.Checks != want {
 		t.Errorf("checks = %d, want %d", res.Checks, want)
 	}
 	var b strings.Builder
 	if err := Render(&b, res, FormatText); err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^all 38 checks passed$`).MatchString(b.String()) {
+	if !regexp.MustCompile(`(?m)^all 39 checks passed$`).MatchString(b.String()) {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
@@ -181,7 +183,19 @@ func TestAnalyzeFindings(t *testing.T) {
 		"old manager image": {func(s *Snapshot) {
 			s.KueueDeployments = []appsv1.Deployment{{ObjectMeta: metav1.ObjectMeta{Name: "kueue-controller-manager"},
 				Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Image: "registry.k8s.io/kueue/kueue:v0.16.2"}}}}}}}
-		}, "DOC002", "Deployment kueue-system/kueue-controller-manager", SeverityError, []string{"runs registry.k8s.io/kueue/kueue:v0.16.2, older than v0.17.0"}},
+		}, "DOC002", "Kueue v0.16.2", SeverityError, []string{"runs v0.16.2 (from the image registry.k8s.io/kueue/kueue:v0.16.2 of Deployment kueue-system/kueue-controller-manager), older than v0.17.0",
+			"supports Kueue v0.17.0 to v0.19.x", "upgrade Kueue to v0.19.2"}},
+		"newer manager image": {func(s *Snapshot) {
+			s.KueueDeployments = []appsv1.Deployment{{ObjectMeta: metav1.ObjectMeta{Name: "kueue-controller-manager"},
+				Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Image: "registry.k8s.io/kueue/kueue:v0.20.1"}}}}}}}
+		}, "DOC002", "Kueue v0.20.1", SeverityWarning, []string{"runs v0.20.1", "newer than this provider supports (Kueue v0.17.0 to v0.19.x)", "no longer serves v1beta1"}},
+		"old release on Kueue's ConfigMap": {func(s *Snapshot) {
+			s.KueueConfig = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: KueueConfigMap, Namespace: KueueNamespace, Labels: map[string]string{versionLabel: "v0.16.0"}}}
+		}, "DOC002", "Kueue v0.16.0", SeverityError, []string{"runs v0.16.0 (from the app.kubernetes.io/version label of ConfigMap kueue-system/kueue-manager-config), older than v0.17.0"}},
+		"v1beta1 still stored": {func(s *Snapshot) { s.CRDs[1].Status.StoredVersions = []string{"v1beta1", "v1beta2"} }, "DOC015", "CRD clusterqueues.kueue.x-k8s.io", SeverityWarning,
+			[]string{"still lists v1beta1 in status.storedVersions (v1beta1, v1beta2)", "Kueue v0.20.0 stops serving v1beta1",
+				"before upgrading Kueue to v0.20.0 or later, run Kueue's migration step hack/migrate-to-v1beta2.sh",
+				`kubectl patch crd clusterqueues.kueue.x-k8s.io --subresource=status --type=merge -p '{"status":{"storedVersions":["v1beta2"]}}'`}},
 		"webhooks time out": {func(s *Snapshot) {
 			s.Webhook.Err = &TimeoutError{What: "Kueue's webhooks", After: 5 * time.Second, Err: errors.New("context deadline exceeded")}
 		}, "DOC003", "Kueue webhooks", SeverityError, []string{"did not answer within 5s", "frozen"}},
@@ -312,7 +326,7 @@ func TestFindingsMostSevereFirst(t *testing.T) {
 	if got := strings.Join(ids, ", "); got != "error DOC003, error MLP005, warning DOC013" {
 		t.Errorf("order: %s\n%s", got, b.String())
 	}
-	if !strings.Contains(b.String(), "3 of 36 checks found something: 2 errors, 1 warning") {
+	if !strings.Contains(b.String(), "3 of 37 checks found something: 2 errors, 1 warning") {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }
@@ -329,16 +343,44 @@ func TestVersionLess(t *testing.T) {
 	}
 }
 
-// MinKueueVersion is the Kueue module the provider is built with.
-func TestMinKueueVersionIsTheModule(t *testing.T) {
+// DOC002 names the release it found, and where, when it is in the range;
+// with none found it says so.
+func TestKueueVersionNamed(t *testing.T) {
 	t.Parallel()
-	mod, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
-	if err != nil {
-		t.Fatal(err)
+	image := func(img string) []appsv1.Deployment {
+		return []appsv1.Deployment{{ObjectMeta: metav1.ObjectMeta{Name: "kueue-controller-manager"},
+			Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Image: img}}}}}}}
 	}
-	m := regexp.MustCompile(`(?m)^\s*sigs\.k8s\.io/kueue (v\S+)`).FindSubmatch(mod)
-	if m == nil || string(m[1]) != MinKueueVersion {
-		t.Errorf("go.mod requires sigs.k8s.io/kueue %s, MinKueueVersion is %s", m[1], MinKueueVersion)
+	label := func(v string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: KueueConfigMap, Labels: map[string]string{versionLabel: v}}}
+	}
+	for name, tc := range map[string]struct {
+		deployments []appsv1.Deployment
+		config      *corev1.ConfigMap
+		want        string
+	}{
+		"newest, in-cluster": {deployments: image("registry.k8s.io/kueue/kueue:v0.19.2"),
+			want: "Kueue v0.19.2 (from the image registry.k8s.io/kueue/kueue:v0.19.2 of Deployment kueue-system/kueue-controller-manager): supported (Kueue v0.17.0 to v0.19.x)"},
+		"oldest, by its ConfigMap": {config: label("v0.17.0"),
+			want: "Kueue v0.17.0 (from the app.kubernetes.io/version label of ConfigMap kueue-system/kueue-manager-config): supported (Kueue v0.17.0 to v0.19.x)"},
+		"a v0.18 patch, by digest": {deployments: image("registry.k8s.io/kueue/kueue:v0.18.6@sha256:abc"),
+			want: "Kueue v0.18.6 (from the image registry.k8s.io/kueue/kueue:v0.18.6@sha256:abc of Deployment kueue-system/kueue-controller-manager): supported"},
+		"the image wins over the label": {deployments: image("registry.k8s.io/kueue/kueue:v0.19.2"), config: label("v0.17.0"), want: "Kueue v0.19.2 (from the image"},
+		"not a release":                 {deployments: image("example.com/kueue:main"), want: `Kueue's version "main" (from the image example.com/kueue:main`},
+		"neither":                       {want: "no Kueue Deployment in kueue-system and no app.kubernetes.io/version label on ConfigMap kueue-system/kueue-manager-config: Kueue's version is not known"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := healthy()
+			s.KueueDeployments, s.KueueConfig = tc.deployments, tc.config
+			res := Analyze(s, Options{})
+			if res.Failed() {
+				t.Fatalf("findings: %+v", res.Findings)
+			}
+			if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, tc.want) }) {
+				t.Errorf("no note with %q; notes:\n%s", tc.want, strings.Join(res.Notes, "\n"))
+			}
+		})
 	}
 }
 

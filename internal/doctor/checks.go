@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueue"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/rules"
 )
 
@@ -35,7 +36,7 @@ type Check struct {
 var (
 	CheckNotRun          = Check{"DOC000", "check-not-run", "a read the checks need failed or timed out"}
 	CheckKueueCRDs       = Check{"DOC001", "kueue-crds", "Kueue's CRDs are installed, established, and serve " + kueueVersion}
-	CheckKueueVersion    = Check{"DOC002", "kueue-version", "Kueue is at least " + MinKueueVersion + ", the version the provider speaks"}
+	CheckKueueVersion    = Check{"DOC002", "kueue-version", "Kueue's release is one the provider supports (" + kueue.SupportedRange() + ")"}
 	CheckKueueWebhooks   = Check{"DOC003", "kueue-webhooks", "Kueue's admission webhooks answer (a server-side dry-run create of a ResourceFlavor)"}
 	CheckProvisioningAPI = Check{"DOC004", "provisioning-api", "the ProvisioningRequest API is served, and Kueue saw it, when a provisioning admission check exists"}
 	CheckAdmissionCheck  = Check{"DOC005", "admission-check-inactive", "every AdmissionCheck is Active"}
@@ -43,13 +44,14 @@ var (
 	CheckLocalQueue      = Check{"DOC007", "localqueue-inactive", "every LocalQueue is Active"}
 	CheckPoolRunning     = Check{"DOC011", "pool-not-running", "every node pool's GKE status is RUNNING"}
 	CheckWorkloadPending = Check{"DOC013", "workload-pending", "no workload waits longer than the pending threshold"}
+	CheckStoredV1beta1   = Check{"DOC015", "kueue-v1beta1-stored", "no Kueue CRD still lists v1beta1 in status.storedVersions (Kueue " + kueue.FirstUnsupportedVersion + " stops serving it)"}
 )
 
 // Checks lists doctor's own checks, for the docs and `mlplatform doctor
 // --list` (which lists the rules after them).
 var Checks = []Check{
 	CheckNotRun, CheckKueueCRDs, CheckKueueVersion, CheckKueueWebhooks, CheckProvisioningAPI, CheckAdmissionCheck,
-	CheckClusterQueue, CheckLocalQueue, CheckPoolRunning, CheckWorkloadPending,
+	CheckClusterQueue, CheckLocalQueue, CheckPoolRunning, CheckWorkloadPending, CheckStoredV1beta1,
 }
 
 // Finding is one thing doctor found wrong: a finding of one of its checks

@@ -96,6 +96,11 @@ type Snapshot struct {
 	KueueDeployments []appsv1.Deployment
 	DeploymentsRead  Read
 
+	// KueueConfig is Kueue's ConfigMap in kueue-system (nil when there is
+	// none): the configuration Kueue runs with, and its release label.
+	KueueConfig     *corev1.ConfigMap
+	KueueConfigRead Read
+
 	// Webhook is the dry-run create of a ResourceFlavor.
 	Webhook Read
 
@@ -171,7 +176,7 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &crd); err != nil {
 				return fmt.Errorf("decode CRD %s: %w", u.GetName(), err)
 			}
-			if strings.HasSuffix(crd.Name, "."+kueuev1beta2.GroupVersion.Group) || crd.Name == provisioningRequestCRD || otherPolicyKinds[crd.Name] != "" {
+			if strings.HasSuffix(crd.Name, "."+kueuev1beta2.SchemeGroupVersion.Group) || crd.Name == provisioningRequestCRD || otherPolicyKinds[crd.Name] != "" {
 				s.CRDs = append(s.CRDs, crd)
 			}
 		}
@@ -183,6 +188,21 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 			s.KueueDeployments = l.Items
 		}
 		return err
+	})
+	s.KueueConfigRead = read("ConfigMap "+KueueNamespace+"/"+KueueConfigMap, func(ctx context.Context) error {
+		// A LIST selecting the one ConfigMap by name (the RBAC grants list
+		// of that name only); none is not an error: Kueue installed another
+		// way, or configured otherwise.
+		l, err := k.Core.CoreV1().ConfigMaps(KueueNamespace).List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + KueueConfigMap})
+		if err != nil {
+			return err
+		}
+		for i := range l.Items {
+			if l.Items[i].Name == KueueConfigMap {
+				s.KueueConfig = &l.Items[i]
+			}
+		}
+		return nil
 	})
 	s.Webhook = read("Kueue's webhooks", func(ctx context.Context) error {
 		probe := &kueuev1beta2.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: ProbeFlavor}}
@@ -300,3 +320,12 @@ func (e *TimeoutError) Error() string {
 }
 
 func (e *TimeoutError) Unwrap() error { return e.Err }
+
+// KueueConfiguration is the configuration Kueue runs with, as its ConfigMap
+// holds it ("" when doctor found none).
+func (s *Snapshot) KueueConfiguration() string {
+	if s.KueueConfig == nil {
+		return ""
+	}
+	return s.KueueConfig.Data[KueueConfigMapKey]
+}

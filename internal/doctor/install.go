@@ -3,6 +3,7 @@ package doctor
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -12,14 +13,29 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueue"
 )
 
-// MinKueueVersion is the Kueue release the provider is built and tested
-// against (the sigs.k8s.io/kueue module in go.mod; a test keeps them equal).
-const MinKueueVersion = "v0.17.0"
+// MinKueueVersion is the oldest Kueue release the provider supports
+// (internal/kueue: the supported range).
+const MinKueueVersion = kueue.OldestVersion
 
 // kueueVersion is the Kueue API version the provider speaks.
 var kueueVersion = kueue.GroupVersion.Version
 
 const provisioningRequestCRD = "provisioningrequests.autoscaling.x-k8s.io"
+
+// KueueConfigMap is where an in-cluster Kueue keeps its configuration (the
+// manifests' and the Helm chart's name), under KueueConfigMapKey; the chart
+// labels it with the release (app.kubernetes.io/version), and the sandbox
+// and the test environment write it the same way for the Kueue they run out
+// of cluster.
+const (
+	KueueConfigMap    = "kueue-manager-config"
+	KueueConfigMapKey = "controller_manager_config.yaml"
+	versionLabel      = "app.kubernetes.io/version"
+)
+
+// MigrationStep is Kueue's own step that rewrites every stored object as
+// v1beta2 and drops v1beta1 from the CRDs' storedVersions.
+const MigrationStep = "hack/migrate-to-v1beta2.sh"
 
 // kueueKinds are the Kueue CRDs the provider writes or doctor reads.
 var kueueKinds = []string{
@@ -29,12 +45,12 @@ var kueueKinds = []string{
 
 // Analyze runs every check on s.
 
-// --- DOC001 DOC002 DOC003: the installation ---------------------------------
+// --- DOC001 DOC002 DOC003 DOC015: the installation ---------------------------------
 
 func (a analysis) installation() {
 	s := a.s
 	crds := map[string]apiextv1.CustomResourceDefinition{}
-	if a.needs(s.CRDsRead, CheckKueueCRDs, CheckKueueVersion, CheckProvisioningAPI) {
+	if a.needs(s.CRDsRead, CheckKueueCRDs, CheckKueueVersion, CheckStoredV1beta1, CheckProvisioningAPI) {
 		for _, c := range s.CRDs {
 			crds[c.Name] = c
 		}
@@ -58,6 +74,7 @@ func (a analysis) installation() {
 			}
 		}
 		a.version(crds)
+		a.storedVersions()
 	}
 	a.webhooks()
 }
@@ -93,80 +110,6 @@ func established(c apiextv1.CustomResourceDefinition) bool {
 	return false
 }
 
-// version: Kueue's manager image, when it runs in the cluster; else the
-// storage version of its CRDs (v1beta2 since v0.16).
-func (a analysis) version(crds map[string]apiextv1.CustomResourceDefinition) {
-	cq, ok := crds["clusterqueues."+kueue.GroupVersion.Group]
-	if !ok {
-		return // DOC001 said it
-	}
-	for _, v := range cq.Spec.Versions {
-		if v.Storage && v.Name != kueueVersion {
-			a.f.add(CheckKueueVersion, SeverityError, "Kueue", fmt.Sprintf("Kueue stores its objects as %s, not %s: the installed Kueue is older than v0.16, "+
-				"and the provider speaks %s of %s", v.Name, kueueVersion, kueueVersion, MinKueueVersion), "upgrade Kueue to "+MinKueueVersion+" or later")
-			return
-		}
-	}
-	if !a.s.DeploymentsRead.ok() {
-		a.f.pass(1)
-		a.f.note(fmt.Sprintf("Kueue's version was not read (%s: %s); its CRDs serve and store %s", a.s.DeploymentsRead.What, plainErr(a.s.DeploymentsRead.Err), kueueVersion))
-		return
-	}
-	for _, d := range a.s.KueueDeployments {
-		for _, c := range d.Spec.Template.Spec.Containers {
-			if !strings.Contains(c.Image, "kueue") {
-				continue
-			}
-			_, tag, _ := strings.Cut(c.Image[strings.LastIndex(c.Image, "/")+1:], ":")
-			tag, _, _ = strings.Cut(tag, "@")
-			if older, known := versionLess(tag, MinKueueVersion); known && older {
-				a.f.add(CheckKueueVersion, SeverityError, "Deployment "+KueueNamespace+"/"+d.Name,
-					fmt.Sprintf("Kueue's manager runs %s, older than %s, the version the provider speaks", c.Image, MinKueueVersion),
-					"upgrade Kueue to "+MinKueueVersion+" or later")
-				return
-			} else if !known {
-				a.f.note(fmt.Sprintf("Kueue's manager image %s has no version tag doctor can compare with %s", c.Image, MinKueueVersion))
-			}
-			a.f.pass(1)
-			return
-		}
-	}
-	a.f.pass(1)
-	a.f.note(fmt.Sprintf("no Kueue Deployment in %s (Kueue runs outside the cluster, or in another namespace): its version is not known; its CRDs serve and store %s",
-		KueueNamespace, kueueVersion))
-}
-
-// versionLess compares vMAJOR.MINOR.PATCH tags; known is false for a tag
-// that is not one.
-func versionLess(a, b string) (less, known bool) {
-	pa, oka := parseVersion(a)
-	pb, okb := parseVersion(b)
-	if !oka || !okb {
-		return false, false
-	}
-	for i := range pa {
-		if pa[i] != pb[i] {
-			return pa[i] < pb[i], true
-		}
-	}
-	return false, true
-}
-
-func parseVersion(v string) ([3]int, bool) {
-	var out [3]int
-	v, _, _ = strings.Cut(strings.TrimPrefix(v, "v"), "-")
-	parts := strings.Split(v, ".")
-	if len(parts) != 3 {
-		return out, false
-	}
-	for i, p := range parts {
-		if _, err := fmt.Sscanf(p, "%d", &out[i]); err != nil {
-			return out, false
-		}
-	}
-	return out, true
-}
-
 func (a analysis) webhooks() {
 	w := a.s.Webhook
 	if w.ok() {
@@ -192,4 +135,110 @@ func (a analysis) webhooks() {
 		a.f.add(CheckKueueWebhooks, SeverityError, "Kueue webhooks", "a dry-run create of ResourceFlavor "+ProbeFlavor+" failed: "+w.Err.Error()+
 			"; Kueue's webhooks may not be answering, and then every create or change of a Kueue object fails", fix)
 	}
+}
+
+// kueueVersionFound is the Kueue release the cluster runs and where doctor
+// read it: the manager's image tag in a kueue-system Deployment, else the
+// release label of Kueue's ConfigMap. version is "" when neither says.
+func (s *Snapshot) kueueVersionFound() (version, source string) {
+	for _, d := range s.KueueDeployments {
+		for _, c := range d.Spec.Template.Spec.Containers {
+			if !strings.Contains(c.Image, "kueue") {
+				continue
+			}
+			_, tag, _ := strings.Cut(c.Image[strings.LastIndex(c.Image, "/")+1:], ":")
+			tag, _, _ = strings.Cut(tag, "@")
+			return tag, fmt.Sprintf("the image %s of Deployment %s/%s", c.Image, KueueNamespace, d.Name)
+		}
+	}
+	if s.KueueConfig != nil && s.KueueConfig.Labels[versionLabel] != "" {
+		return s.KueueConfig.Labels[versionLabel], fmt.Sprintf("the %s label of ConfigMap %s/%s", versionLabel, KueueNamespace, KueueConfigMap)
+	}
+	return "", ""
+}
+
+// version is DOC002: Kueue stores its objects as v1beta2, and the release
+// found is one the provider supports.
+func (a analysis) version(crds map[string]apiextv1.CustomResourceDefinition) {
+	cq, ok := crds["clusterqueues."+kueue.GroupVersion.Group]
+	if !ok {
+		return // DOC001 said it
+	}
+	for _, v := range cq.Spec.Versions {
+		if v.Storage && v.Name != kueueVersion {
+			a.f.add(CheckKueueVersion, SeverityError, "Kueue", fmt.Sprintf("Kueue stores its objects as %s, not %s: the installed Kueue is older than v0.16, "+
+				"and the provider supports %s", v.Name, kueueVersion, kueue.SupportedRange()), "upgrade Kueue to "+kueue.NewestVersion)
+			return
+		}
+	}
+	found, source := a.s.kueueVersionFound()
+	switch {
+	case found == "" && (!a.s.DeploymentsRead.ok() || !a.s.KueueConfigRead.ok()):
+		failed := a.s.DeploymentsRead
+		if failed.ok() {
+			failed = a.s.KueueConfigRead
+		}
+		a.f.pass(1)
+		a.f.note(fmt.Sprintf("Kueue's version was not read (%s: %s); its CRDs serve and store %s", failed.What, plainErr(failed.Err), kueueVersion))
+		return
+	case found == "":
+		a.f.pass(1)
+		a.f.note(fmt.Sprintf("no Kueue Deployment in %s and no %s label on ConfigMap %s/%s: Kueue's version is not known; its CRDs serve and store %s",
+			KueueNamespace, versionLabel, KueueNamespace, KueueConfigMap, kueueVersion))
+		return
+	}
+	object := "Kueue " + found
+	supported, known := kueue.Supported(found)
+	switch {
+	case !known:
+		a.f.pass(1)
+		a.f.note(fmt.Sprintf("Kueue's version %q (from %s) is not a release doctor can compare with the supported range, %s", found, source, kueue.SupportedRange()))
+	case supported:
+		a.f.pass(1)
+		a.f.note(fmt.Sprintf("Kueue %s (from %s): supported (%s)", found, source, kueue.SupportedRange()))
+	case kueue.VersionLess(found, kueue.OldestVersion):
+		a.f.add(CheckKueueVersion, SeverityError, object, fmt.Sprintf("Kueue's manager runs %s (from %s), older than %s: the provider supports %s",
+			found, source, kueue.OldestVersion, kueue.SupportedRange()),
+			"upgrade Kueue to "+kueue.NewestVersion+" (or at least "+kueue.OldestVersion+")")
+	default:
+		a.f.add(CheckKueueVersion, SeverityWarning, object, fmt.Sprintf("Kueue's manager runs %s (from %s), newer than this provider supports (%s): "+
+			"it is not tested with it, and from %s Kueue no longer serves v1beta1", found, source, kueue.SupportedRange(), kueue.FirstUnsupportedVersion),
+			"use a provider release whose supported range includes "+found+", or run Kueue "+kueue.NewestVersion)
+	}
+}
+
+// storedVersions is DOC015 (installation runs it when the CRDs were read):
+// a Kueue CRD whose status.storedVersions still lists v1beta1 may have
+// objects in etcd stored as v1beta1, which Kueue v0.20 (it stops serving
+// v1beta1) can no longer read. Kueue's migration script rewrites the
+// objects; the API server never drops a version from storedVersions by
+// itself, so the fix ends with that patch.
+func (a analysis) storedVersions() {
+	var stale []apiextv1.CustomResourceDefinition
+	for _, c := range a.s.CRDs {
+		if strings.HasSuffix(c.Name, "."+kueue.GroupVersion.Group) && slices.Contains(c.Status.StoredVersions, "v1beta1") {
+			stale = append(stale, c)
+		}
+	}
+	if len(stale) == 0 {
+		a.f.pass(1)
+		return
+	}
+	for _, c := range stale {
+		a.f.add(CheckStoredV1beta1, SeverityWarning, "CRD "+c.Name, fmt.Sprintf("Kueue's CRD %s still lists v1beta1 in status.storedVersions (%s): "+
+			"objects of this kind may still be stored as v1beta1, and Kueue %s stops serving v1beta1, so an upgrade to it fails to serve them",
+			c.Name, strings.Join(c.Status.StoredVersions, ", "), kueue.FirstUnsupportedVersion),
+			"before upgrading Kueue to "+kueue.FirstUnsupportedVersion+" or later, run Kueue's migration step "+MigrationStep+
+				" (from the Kueue release you run; it rewrites every object as v1beta2), then drop v1beta1 from the CRD's stored versions: "+
+				"kubectl patch crd "+c.Name+" --subresource=status --type=merge -p '{\"status\":{\"storedVersions\":[\"v1beta2\"]}}'; then run doctor again")
+	}
+}
+
+// versionLess compares vMAJOR.MINOR.PATCH tags; known is false for a tag
+// that is not one.
+func versionLess(a, b string) (less, known bool) {
+	if !kueue.ParseVersion(a) || !kueue.ParseVersion(b) {
+		return false, false
+	}
+	return kueue.VersionLess(a, b), true
 }

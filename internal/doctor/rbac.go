@@ -4,7 +4,7 @@ import _ "embed" // the RBAC manifest
 
 // RBAC is the read-only access doctor needs, as Kubernetes manifests: a
 // ClusterRole to list each kind it reads, a Role to list Kueue's
-// Deployments in kueue-system, and bindings to a placeholder user
+// Deployments and its ConfigMap in kueue-system, and bindings to a placeholder user
 // (`mlplatform doctor --rbac`; the checks guide shows it). It grants no
 // Secret.
 //

@@ -6,4 +6,4 @@ package kueue
 import kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 // GroupVersion is the Kueue API version the platform is written against.
-var GroupVersion = kueuev1beta2.GroupVersion
+var GroupVersion = kueuev1beta2.SchemeGroupVersion

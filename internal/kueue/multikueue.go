@@ -14,11 +14,10 @@ func MultiKueueConfig(c spec.MultiKueueCheck) *kueueac.MultiKueueConfigApplyConf
 	return kueueac.MultiKueueConfig(c.Name).WithSpec(kueueac.MultiKueueConfigSpec().WithClusters(c.Clusters...))
 }
 
-// MultiKueueConfigSpec reads the platform's view of obj (clusters sorted: a set).
+// MultiKueueConfigSpec reads the platform's view of obj (clusters in order:
+// Kueue v0.19's incremental dispatcher follows it).
 func MultiKueueConfigSpec(obj *kueuev1beta2.MultiKueueConfig) spec.MultiKueueCheck {
-	c := spec.MultiKueueCheck{Name: obj.Name, Clusters: slices.Clone(obj.Spec.Clusters)}
-	c.Normalize()
-	return c
+	return spec.MultiKueueCheck{Name: obj.Name, Clusters: slices.Clone(obj.Spec.Clusters)}
 }
 
 // MultiKueueCluster builds the apply configuration of a MultiKueueCluster

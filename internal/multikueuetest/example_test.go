@@ -2,9 +2,12 @@ package multikueuetest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +58,7 @@ func TestAccMultiRegionExample(t *testing.T) {
 	if out, code := cli.RunCode("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
 		t.Fatalf("plan after apply exited %d (2: not empty):\n%s", code, out)
 	}
+	stateFromSetRelease(t, cli)
 	// Each worker holds its own team queues; the manager holds none of theirs.
 	for i, e := range m.Workers {
 		cqs, err := kueueclient.NewForConfigOrDie(e.REST).KueueV1beta2().ClusterQueues().List(ctx, metav1.ListOptions{})
@@ -95,4 +99,62 @@ func TestAccMultiRegionExample(t *testing.T) {
 		t.Fatalf("the manager says %s admitted the job, but that worker does not hold it: %v", cluster, err)
 	}
 	t.Logf("team vision's job was admitted by %s", cluster)
+}
+
+// stateFromSetRelease turns the check's state into what releases whose
+// clusters were a set wrote (schema version 0: a set of strings is stored
+// as the same JSON array, sorted, so only the version differs), and shows
+// that the next plan upgrades it with no change and that a refresh stores it
+// at schema version 1.
+func stateFromSetRelease(t *testing.T, cli *acctest.CLI) {
+	t.Helper()
+	path := filepath.Join(cli.Dir, "terraform.tfstate")
+	setVersion := func(want, to int) {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st map[string]any
+		if err := json.Unmarshal(data, &st); err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for _, r := range st["resources"].([]any) {
+			r := r.(map[string]any)
+			if r["type"] != "mlplatform_multikueue_check" {
+				continue
+			}
+			for _, inst := range r["instances"].([]any) {
+				inst := inst.(map[string]any)
+				if got := int(inst["schema_version"].(float64)); got != want {
+					t.Fatalf("%s: schema_version %d, want %d", r["name"], got, want)
+				}
+				clusters := inst["attributes"].(map[string]any)["clusters"].([]any)
+				if !slices.IsSortedFunc(clusters, func(a, b any) int { return strings.Compare(a.(string), b.(string)) }) {
+					t.Fatalf("clusters %v are not sorted as a set's state is", clusters)
+				}
+				inst["schema_version"] = to
+				found++
+			}
+		}
+		if found == 0 {
+			t.Fatal("no mlplatform_multikueue_check in the state")
+		}
+		if to >= 0 {
+			out, err := json.MarshalIndent(st, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, out, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	setVersion(1, 0)
+	if out, code := cli.RunCode("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
+		t.Fatalf("plan of state written with clusters as a set exited %d (2: not empty):\n%s", code, out)
+	}
+	cli.Run("apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color")
+	setVersion(1, -1)
 }

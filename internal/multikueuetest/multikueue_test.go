@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -293,6 +294,38 @@ func TestAccMultiKueueWorkers(t *testing.T) {
 					}
 					return nil
 				},
+			},
+			{
+				// The same workers reordered out of band: the order is the
+				// dispatcher's preference (Kueue v0.19), so it is drift of
+				// exactly clusters, restored to the configured order.
+				PreConfig: func() {
+					patch := []byte(`{"spec":{"clusters":["worker-2","worker-1"]}}`)
+					if _, err := mq.KueueV1beta2().MultiKueueConfigs().Patch(ctx, "multikueue", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(check, plancheck.ResourceActionUpdate),
+					acctest.ExpectDrift(check, "clusters", []any{"worker-1", "worker-2"}, []any{"worker-2", "worker-1"}),
+					acctest.ExpectOnlyChanges(check, "clusters.0", "clusters.1"), // a list: each reordered place is a change
+				}},
+				Check: clustersInOrder(ctx, mq, "worker-1", "worker-2"),
+			},
+			{
+				// Reordered in the configuration: an in-place update of the
+				// MultiKueueConfig to that order, then an empty plan.
+				Config: providers(m, "", false) + workers(m, "", "mlplatform_multikueue_cluster.w2.name", "mlplatform_multikueue_cluster.w1.name"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(check, plancheck.ResourceActionUpdate),
+						acctest.ExpectOnlyChanges(check, "clusters.0", "clusters.1"),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(clustersInOrder(ctx, mq, "worker-2", "worker-1"),
+					resource.TestCheckResourceAttr(check, "clusters.0", "worker-2"), resource.TestCheckResourceAttr(check, "clusters.1", "worker-1")),
 			},
 			{
 				// A worker removed from the config: one changed attribute; the
@@ -809,4 +842,19 @@ resource "mlplatform_multikueue_check" "two" {
 			},
 		},
 	})
+}
+
+// clustersInOrder checks that the MultiKueueConfig lists exactly want, in
+// that order.
+func clustersInOrder(ctx context.Context, mq kueueclient.Interface, want ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		c, err := mq.KueueV1beta2().MultiKueueConfigs().Get(ctx, "multikueue", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(c.Spec.Clusters, want) {
+			return fmt.Errorf("MultiKueueConfig lists %v, want %v in that order", c.Spec.Clusters, want)
+		}
+		return nil
+	}
 }

@@ -29,9 +29,9 @@ func NewMultiKueueConfigs(c *kube.Client) MultiKueueConfigs {
 }
 
 // DiffMultiKueueConfig names the fields of actual that differ from desired
-// (clusters are a set).
+// (clusters are an ordered list: the same workers in another order differ).
 func DiffMultiKueueConfig(desired, actual spec.MultiKueueCheck) []string {
-	if !sameSet(desired.Clusters, actual.Clusters) {
+	if !slices.Equal(desired.Clusters, actual.Clusters) {
 		return []string{"clusters"}
 	}
 	return nil
@@ -127,7 +127,7 @@ func (m MultiKueueChecks) readiness(ctx context.Context, ref Ref, desired spec.M
 }
 
 // WorkerProblem says in plain words why Kueue reports a MultiKueueCluster
-// inactive, from its Active condition (Kueue v0.17 multikueuecluster.go).
+// inactive, from its Active condition (Kueue v0.17 to v0.19, multikueuecluster.go).
 func WorkerProblem(r Readiness) string {
 	msg := strings.ToLower(r.Message)
 	switch {

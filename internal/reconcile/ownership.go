@@ -171,7 +171,7 @@ func ownsField(obj metav1.Object, path ...string) bool {
 			continue
 		}
 		var node map[string]any
-		if json.Unmarshal(f.FieldsV1.Raw, &node) != nil {
+		if json.Unmarshal(f.FieldsV1.GetRawBytes(), &node) != nil {
 			continue
 		}
 		found := true

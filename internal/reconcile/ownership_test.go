@@ -18,13 +18,13 @@ func ksaWritten(byMlplatform bool) *corev1.ServiceAccount {
 	ksa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "trainer", Namespace: "vision",
 		Annotations: map[string]string{spec.GSAAnnotation: "x@p.iam.gserviceaccount.com", "note": "hand-made"}}}
 	ksa.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl-annotate", Operation: metav1.ManagedFieldsOperationUpdate,
-		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:annotations":{".":{},"f:note":{}}}}`)}}}
+		FieldsType: "FieldsV1", FieldsV1: fieldsV1(`{"f:metadata":{"f:annotations":{".":{},"f:note":{}}}}`)}}
 	owner := "kubectl-annotate"
 	if byMlplatform {
 		owner = "mlplatform"
 	}
 	ksa.ManagedFields = append(ksa.ManagedFields, metav1.ManagedFieldsEntry{Manager: owner, Operation: metav1.ManagedFieldsOperationApply,
-		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:annotations":{"f:iam.gke.io/gcp-service-account":{}}}}`)}})
+		FieldsType: "FieldsV1", FieldsV1: fieldsV1(`{"f:metadata":{"f:annotations":{"f:iam.gke.io/gcp-service-account":{}}}}`)})
 	return ksa
 }
 
@@ -123,4 +123,10 @@ func TestWorkloadIdentityCheckCreate(t *testing.T) {
 			}
 		})
 	}
+}
+
+func fieldsV1(raw string) *metav1.FieldsV1 {
+	f := &metav1.FieldsV1{}
+	f.SetRawString(raw)
+	return f
 }

@@ -64,7 +64,7 @@ func checkMultiKueueBelow(c *ctx) {
 }
 
 // MLP017: a ClusterQueue whose admission checks Kueue refuses to combine
-// with a MultiKueue check. Kueue v0.17 keeps such a queue inactive, so it
+// with a MultiKueue check. Kueue v0.17 to v0.19 keeps such a queue inactive, so it
 // admits nothing (pkg/cache/scheduler/clusterqueue.go, updateWithAdmissionChecks
 // and inactiveReason):
 //   - a MultiKueue check whose flavors are not all the queue's flavors

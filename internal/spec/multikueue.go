@@ -2,12 +2,11 @@ package spec
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 )
 
-// MultiKueue (Kueue v0.17, beta, on by default since v0.9): a manager
+// MultiKueue (beta, on by default since Kueue v0.9): a manager
 // cluster's ClusterQueue lists an AdmissionCheck with controller
 // MultiKueueControllerName whose parameters name a MultiKueueConfig; the
 // config lists MultiKueueClusters (1 to 20), each pointing at a kubeconfig
@@ -40,8 +39,11 @@ const (
 // controller together with the MultiKueueConfig of the same name it points
 // at, which lists the worker clusters.
 type MultiKueueCheck struct {
-	Name     string
-	Clusters []string // MultiKueueCluster names; a set, kept sorted
+	Name string
+	// Clusters are MultiKueueCluster names, in order: from Kueue v0.19 the
+	// incremental dispatcher nominates workers in this order (most
+	// preferred first); before, the order is kept but not used.
+	Clusters []string
 }
 
 // AdmissionCheck is the AdmissionCheck of c: Kueue's MultiKueue controller,
@@ -69,16 +71,20 @@ func (c MultiKueueCheck) Validate() FieldErrors {
 	case n > MaxMultiKueueClusters:
 		errs.add(Path{"clusters"}, "Too Many Worker Clusters", "%d clusters; Kueue accepts at most %d in one MultiKueueConfig. Remove %d.", n, MaxMultiKueueClusters, n-MaxMultiKueueClusters)
 	}
-	for _, name := range c.Clusters {
+	first := map[string]int{}
+	for i, name := range c.Clusters {
 		if p := DNSSubdomainProblem(name); p != "" {
-			errs.add(Path{"clusters"}, "Invalid Cluster Name", "%q is not a MultiKueueCluster name: %s. Use the name of an mlplatform_multikueue_cluster.", name, p)
+			errs.add(Path{"clusters", i}, "Invalid Cluster Name", "%q is not a MultiKueueCluster name: %s. Use the name of an mlplatform_multikueue_cluster.", name, p)
+		} else if j, dup := first[name]; dup {
+			// MultiKueueConfigSpec.clusters (v0.19): "must be unique".
+			errs.add(Path{"clusters", i}, "Duplicate Worker Cluster",
+				"%q is listed twice, as clusters[%d] and clusters[%d]; Kueue refuses a MultiKueueConfig that lists a worker more than once. Remove clusters[%d].", name, j, i, i)
+		} else {
+			first[name] = i
 		}
 	}
 	return errs
 }
-
-// Normalize sorts the clusters (a set: Kueue's listType=set).
-func (c *MultiKueueCheck) Normalize() { sort.Strings(c.Clusters) }
 
 // GKECluster names a GKE cluster.
 type GKECluster struct {

@@ -32,6 +32,11 @@ import (
 // EnvBins names the directory with the test binaries (written by scripts/tools.sh).
 const EnvBins = "MLPLATFORM_TEST_BINS"
 
+// EnvBinsOldest names the directory with the same Kubernetes and etcd and the
+// oldest supported Kueue (scripts/tools.sh writes it too): the upgrade test
+// starts on it, as Options.KueueBinDir.
+const EnvBinsOldest = "MLPLATFORM_TEST_BINS_OLDEST"
+
 // Defaults for the fake GKE cluster the platform lives on.
 const (
 	DefaultProject  = "mlplatform-sandbox"
@@ -44,6 +49,10 @@ type Options struct {
 	// BinDir holds etcd, kube-apiserver, kube-controller-manager, kueue and
 	// kueue-manifests/. Default: $MLPLATFORM_TEST_BINS.
 	BinDir string
+	// KueueBinDir holds the kueue binary and kueue-manifests/ of the Kueue
+	// to run (e.g. $MLPLATFORM_TEST_BINS_OLDEST for the oldest supported
+	// release). Default: BinDir.
+	KueueBinDir string
 	// Dir is where certificates, data and logs go. Default: a new temp dir,
 	// removed by Stop.
 	Dir string
@@ -105,6 +114,7 @@ type Env struct {
 	stopOnce sync.Once
 	// restartAPI starts kube-apiserver again as Start did (RestartAPIServer).
 	restartAPI func(context.Context) error
+	kueue      *kueueSetup
 }
 
 // Processes returns the pids of the child processes, by name.
@@ -124,6 +134,9 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
+	}
+	if opts.KueueBinDir == "" {
+		opts.KueueBinDir = opts.BinDir
 	}
 	if opts.GCPAddr == "" {
 		opts.GCPAddr = "127.0.0.1:0"
@@ -189,7 +202,13 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		}
 		step("kube-controller-manager started (namespace, garbage collector, PVC protection)")
 	}
-	k := &kueueSetup{env: e, pki: p, webhookPort: webhookPort, healthPort: healthPort}
+	k := &kueueSetup{env: e, pki: p, webhookPort: webhookPort, healthPort: healthPort, dir: opts.KueueBinDir}
+	if !opts.WithoutKueue {
+		if k.version, err = kueueVersionOf(filepath.Join(k.dir, "kueue")); err != nil {
+			return nil, err
+		}
+		e.kueue = k
+	}
 	if err := k.installCRDs(ctx, !opts.WithoutKueue); err != nil {
 		return nil, err
 	}
@@ -198,7 +217,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		if err := k.start(ctx); err != nil {
 			return nil, err
 		}
-		step("Kueue manager ready (webhooks on https://127.0.0.1:%d)", webhookPort)
+		step("Kueue manager %s ready (webhooks on https://127.0.0.1:%d)", k.version, webhookPort)
 	}
 
 	if opts.gcp != nil {
@@ -227,18 +246,24 @@ func checkBins(opts Options) error {
 		return fmt.Errorf("%s is not set: run scripts/tools.sh (or `make tools`) to build etcd, kube-apiserver, "+
 			"kube-controller-manager and the Kueue manager, then source the tools.env it writes", EnvBins)
 	}
-	need := []string{"etcd", "kube-apiserver", filepath.Join("kueue-manifests", "crd")}
+	need := []string{"etcd", "kube-apiserver"}
 	if !opts.WithoutControllerManager {
 		need = append(need, "kube-controller-manager")
 	}
+	needKueue := []string{filepath.Join("kueue-manifests", "crd")}
 	if !opts.WithoutKueue {
-		need = append(need, "kueue", filepath.Join("kueue-manifests", "webhooks.yaml"),
+		needKueue = append(needKueue, "kueue", filepath.Join("kueue-manifests", "webhooks.yaml"),
 			filepath.Join("kueue-manifests", "gke", "autoscaling.x-k8s.io_provisioningrequests.yaml"))
 	}
 	var missing []error
-	for _, n := range need {
-		if _, err := os.Stat(filepath.Join(opts.BinDir, n)); err != nil {
-			missing = append(missing, fmt.Errorf("%s is missing from %s", n, opts.BinDir))
+	for _, in := range []struct {
+		dir   string
+		names []string
+	}{{opts.BinDir, need}, {opts.KueueBinDir, needKueue}} {
+		for _, n := range in.names {
+			if _, err := os.Stat(filepath.Join(in.dir, n)); err != nil {
+				missing = append(missing, fmt.Errorf("%s is missing from %s", n, in.dir))
+			}
 		}
 	}
 	if len(missing) > 0 {

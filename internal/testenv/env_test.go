@@ -3,6 +3,8 @@ package testenv
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -78,9 +80,18 @@ func TestEnvironment(t *testing.T) {
 	core := kubernetes.NewForConfigOrDie(env.REST)
 	kq := kueueclient.NewForConfigOrDie(env.REST)
 
+	// The API server and Kueue are the releases scripts/tools.sh built: their
+	// directory is named after them (k8s-1.36.2-etcd-3.6.8-kueue-0.19.2).
 	v, err := core.Discovery().ServerVersion()
-	if err != nil || v.GitVersion != "v1.35.4" {
-		t.Errorf("server version %v (err %v), want v1.35.4", v, err)
+	if m := regexp.MustCompile(`^k8s-([0-9.]+)-etcd-[0-9.]+-kueue-([0-9.]+)$`).FindStringSubmatch(filepath.Base(os.Getenv(EnvBins))); m == nil {
+		t.Logf("%s=%s is not named after its releases; server version %v, Kueue %s", EnvBins, os.Getenv(EnvBins), v, env.KueueVersion())
+	} else {
+		if err != nil || v.GitVersion != "v"+m[1] {
+			t.Errorf("server version %v (err %v), want v%s", v, err, m[1])
+		}
+		if env.KueueVersion() != "v"+m[2] {
+			t.Errorf("the environment runs Kueue %s, want v%s", env.KueueVersion(), m[2])
+		}
 	}
 
 	// Kueue: a flavor and a queue; the mutating webhook fills defaults and

@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -43,6 +44,12 @@ type kueueSetup struct {
 	pki         *pki
 	webhookPort int
 	healthPort  int
+	// dir holds the kueue binary and kueue-manifests/ of the Kueue that
+	// runs (Options.KueueBinDir, or another after ReplaceKueue).
+	dir string
+	// version is that Kueue's release, e.g. "v0.19.2" (from the binary).
+	version string
+	proc    *process
 }
 
 func (k *kueueSetup) webhookURL(path string) string {
@@ -53,7 +60,7 @@ func (k *kueueSetup) webhookURL(path string) string {
 // ProvisioningRequest CRD GKE serves. With
 // conversion, the multi-version CRDs point at the local Kueue manager.
 func (k *kueueSetup) installCRDs(ctx context.Context, conversion bool) error {
-	dir := filepath.Join(k.env.opts.BinDir, "kueue-manifests", "crd")
+	dir := filepath.Join(k.dir, "kueue-manifests", "crd")
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
 		return fmt.Errorf("no Kueue CRDs in %s: run scripts/tools.sh", dir)
@@ -61,7 +68,7 @@ func (k *kueueSetup) installCRDs(ctx context.Context, conversion bool) error {
 	// The APIs GKE serves that Kueue builds on: ProvisioningRequest (served by
 	// GKE's cluster autoscaler), without which Kueue skips its flex-start
 	// admission-check controller.
-	gke, _ := filepath.Glob(filepath.Join(k.env.opts.BinDir, "kueue-manifests", "gke", "*.yaml"))
+	gke, _ := filepath.Glob(filepath.Join(k.dir, "kueue-manifests", "gke", "*.yaml"))
 	files = append(files, gke...)
 	cs, err := apiextclient.NewForConfig(k.env.REST)
 	if err != nil {
@@ -87,7 +94,7 @@ func (k *kueueSetup) installCRDs(ctx context.Context, conversion bool) error {
 				},
 			}
 		}
-		if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, &crd, metav1.CreateOptions{}); err != nil {
+		if err := createOrUpdateCRD(ctx, cs, &crd); err != nil {
 			return fmt.Errorf("install CRD %s: %w", crd.Name, err)
 		}
 		names = append(names, crd.Name)
@@ -133,19 +140,31 @@ func (k *kueueSetup) start(ctx context.Context) error {
 	if _, err := kc.CoreV1().Secrets(kueueNamespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create the Kueue webhook secret: %w", err)
 	}
+	return k.run(ctx, kc)
+}
+
+// run installs Kueue's webhooks and its configuration (a file for the
+// manager, and the ConfigMap an in-cluster install keeps it in), starts the
+// manager and waits until its webhooks answer.
+func (k *kueueSetup) run(ctx context.Context, kc kubernetes.Interface) error {
 	if err := k.installWebhooks(ctx, kc); err != nil {
 		return err
 	}
+	config := KueueConfig(k.version, k.healthPort, k.webhookPort, k.pki.path("kueue"))
 	cfgPath := filepath.Join(k.env.Dir, "kueue-config.yaml")
-	if err := os.WriteFile(cfgPath, []byte(k.config()), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
+		return err
+	}
+	if err := writeKueueConfigMap(ctx, kc, k.version, config); err != nil {
 		return err
 	}
 	p, err := startProcess("kueue", filepath.Join(k.env.Dir, "logs"), 5*time.Second,
-		[]string{"KUBECONFIG=" + k.env.Kubeconfig}, k.env.bin("kueue"),
+		[]string{"KUBECONFIG=" + k.env.Kubeconfig}, filepath.Join(k.dir, "kueue"),
 		"--config="+cfgPath, "--feature-gates=VisibilityOnDemand=false", "--zap-log-level=info")
 	if err != nil {
 		return err
 	}
+	k.proc = p
 	k.env.procs = append(k.env.procs, p)
 	health := "http://127.0.0.1:" + strconv.Itoa(k.healthPort) + "/readyz"
 	if err := p.waitFor(ctx, 120*time.Second, "ready", func(ctx context.Context) error { return httpOK(ctx, nil, health) }); err != nil {
@@ -164,32 +183,11 @@ func (k *kueueSetup) start(ctx context.Context) error {
 	})
 }
 
-func (k *kueueSetup) config() string {
-	return fmt.Sprintf(`apiVersion: config.kueue.x-k8s.io/v1beta2
-kind: Configuration
-namespace: %s
-health:
-  healthProbeBindAddress: 127.0.0.1:%d
-metrics:
-  bindAddress: "0"
-webhook:
-  port: %d
-  host: 127.0.0.1
-  certDir: %s
-leaderElection:
-  leaderElect: false
-internalCertManagement:
-  enable: true
-integrations:
-  frameworks: ["batch/job"]
-`, kueueNamespace, k.healthPort, k.webhookPort, k.pki.path("kueue"))
-}
-
 // installWebhooks installs Kueue's own admission webhooks (kueue.x-k8s.io
 // resources only; the pod/job integrations are not needed to manage the
 // platform) in URL form, named as Kueue's cert rotator expects.
 func (k *kueueSetup) installWebhooks(ctx context.Context, kc kubernetes.Interface) error {
-	path := filepath.Join(k.env.opts.BinDir, "kueue-manifests", "webhooks.yaml")
+	path := filepath.Join(k.dir, "kueue-manifests", "webhooks.yaml")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -217,7 +215,11 @@ func (k *kueueSetup) installWebhooks(ctx context.Context, kc kubernetes.Interfac
 			for i := range m.Webhooks {
 				m.Webhooks[i].ClientConfig = k.clientConfig(m.Webhooks[i].ClientConfig)
 			}
-			if _, err := kc.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, &m, metav1.CreateOptions{}); err != nil {
+			hooks := kc.AdmissionregistrationV1().MutatingWebhookConfigurations()
+			if err := hooks.Delete(ctx, m.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("replace %s: %w", m.Name, err)
+			}
+			if _, err := hooks.Create(ctx, &m, metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("install %s: %w", m.Name, err)
 			}
 		case "ValidatingWebhookConfiguration":
@@ -230,7 +232,11 @@ func (k *kueueSetup) installWebhooks(ctx context.Context, kc kubernetes.Interfac
 			for i := range v.Webhooks {
 				v.Webhooks[i].ClientConfig = k.clientConfig(v.Webhooks[i].ClientConfig)
 			}
-			if _, err := kc.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, &v, metav1.CreateOptions{}); err != nil {
+			hooks := kc.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+			if err := hooks.Delete(ctx, v.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("replace %s: %w", v.Name, err)
+			}
+			if _, err := hooks.Create(ctx, &v, metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("install %s: %w", v.Name, err)
 			}
 		}
@@ -257,7 +263,7 @@ func (k *kueueSetup) wanted(rules []admissionv1.RuleWithOperations) bool {
 
 func forKueue(rules []admissionv1.RuleWithOperations) bool {
 	for _, r := range rules {
-		if slices.Contains(r.APIGroups, kueuev1beta2.GroupVersion.Group) {
+		if slices.Contains(r.APIGroups, kueuev1beta2.SchemeGroupVersion.Group) {
 			return true
 		}
 	}

@@ -120,10 +120,13 @@ func StartMulti(ctx context.Context, opts Options, workers int) (_ *Multi, err e
 	return m, nil
 }
 
-// withBinDir is opts with BinDir defaulted as Start does.
+// withBinDir is opts with BinDir and KueueBinDir defaulted as Start does.
 func withBinDir(opts Options) Options {
 	if opts.BinDir == "" {
 		opts.BinDir = os.Getenv(EnvBins)
+	}
+	if opts.KueueBinDir == "" {
+		opts.KueueBinDir = opts.BinDir
 	}
 	return opts
 }

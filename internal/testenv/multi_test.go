@@ -208,7 +208,7 @@ func TestMultiKueueWorkerActive(t *testing.T) {
 		Spec: kueuev1beta2.AdmissionCheckSpec{
 			ControllerName: kueuev1beta2.MultiKueueControllerName,
 			Parameters: &kueuev1beta2.AdmissionCheckParametersReference{
-				APIGroup: kueuev1beta2.GroupVersion.Group, Kind: "MultiKueueConfig", Name: cfg.Name,
+				APIGroup: kueuev1beta2.SchemeGroupVersion.Group, Kind: "MultiKueueConfig", Name: cfg.Name,
 			},
 		},
 	}

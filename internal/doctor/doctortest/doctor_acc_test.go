@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -28,12 +29,15 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/doctor"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueue"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol/netpoltest"
 )
 
 // TestAccDoctor sets up a small platform, checks that doctor passes it, then
 // breaks it one way at a time, each found with a plain message and exit 6,
 // and mended before the next:
+//   - Kueue's versions: the release named (DOC002), a CRD that still stores
+//     v1beta1 (DOC015);
 //   - each of the NetworkPolicies that widen a team namespace's
 //     default deny (and none of the narrower ones);
 //   - a workload pending for want of quota;
@@ -54,6 +58,49 @@ func TestAccDoctor(t *testing.T) {
 			t.Errorf("want all N checks passed, exit 0; got exit %d:\n%s", code, out)
 		}
 		p.noProbe(t)
+	})
+
+	t.Run("Kueue's versions", func(t *testing.T) {
+		// DOC002 names the release the environment runs, read from the
+		// label of Kueue's ConfigMap (the manager runs out of cluster).
+		version := p.env.KueueVersion()
+		_, out, res := p.until("a clean platform", clean)
+		want := "Kueue " + version + " (from the app.kubernetes.io/version label of ConfigMap kueue-system/kueue-manager-config): supported (" + kueue.SupportedRange() + ")"
+		if !slices.Contains(res.Notes, want) {
+			t.Errorf("want the note %q; notes %q\n%s", want, res.Notes, out)
+		}
+		// DOC015: a CRD whose storedVersions still lists v1beta1, as on a
+		// cluster that ran Kueue before v0.16, is warned of with the
+		// migration step; with v1beta2 alone, doctor is silent again.
+		crds := apiextclient.NewForConfigOrDie(p.env.REST).ApiextensionsV1().CustomResourceDefinitions()
+		const name = "resourceflavors.kueue.x-k8s.io"
+		stored := func(versions ...string) {
+			t.Helper()
+			crd, err := crds.Get(p.ctx, name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			crd.Status.StoredVersions = versions
+			if _, err := crds.UpdateStatus(p.ctx, crd, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stored("v1beta1", "v1beta2")
+		defer stored("v1beta2")
+		code, out, res := p.until("v1beta1 stored", func(_ int, _ string, res jsonResult) bool {
+			return has(res, doctor.CheckStoredV1beta1.ID, "CRD "+name) != nil
+		})
+		t.Logf("exit %d:\n%s", code, out)
+		f := has(res, doctor.CheckStoredV1beta1.ID, "CRD "+name)
+		if code != doctor.ExitFindings || f.Severity != doctor.SeverityWarning || len(res.Findings) != 1 ||
+			!strings.Contains(f.Message, "still lists v1beta1 in status.storedVersions (v1beta1, v1beta2)") ||
+			!strings.Contains(f.Message, "Kueue v0.20.0 stops serving v1beta1") ||
+			!strings.Contains(f.Fix, "run Kueue's migration step hack/migrate-to-v1beta2.sh") ||
+			!strings.Contains(f.Fix, "kubectl patch crd "+name+" --subresource=status") {
+			t.Errorf("want exit 6 and one DOC015 warning with the migration step; got exit %d:\n%s", code, out)
+		}
+		stored("v1beta2")
+		p.until("silent with v1beta2 alone", clean)
 	})
 
 	t.Run("workload pending for want of quota", func(t *testing.T) {
@@ -305,10 +352,11 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 	if k10 != k100 || g10 != g100 {
 		t.Errorf("requests grow with the platform: %d Kubernetes + %d GKE at 10 teams, %d + %d at 100", k10, g10, k100, g100)
 	}
-	// One request per kind: the CRDs, Kueue's Deployments, the probe, and a
-	// LIST of each kind the checks and the rules read (namespaces, the seven
-	// Kueue kinds, workloads, network policies, service accounts).
-	const kinds = 14
+	// One request per kind: the CRDs, Kueue's Deployments, Kueue's ConfigMap,
+	// the probe, and a LIST of each kind the checks and the rules read
+	// (namespaces, the seven Kueue kinds, workloads, network policies, service
+	// accounts).
+	const kinds = 15
 	// Doctor writes nothing: every request is a GET (a LIST), but one, the
 	// webhook probe: a create of a ResourceFlavor as a server-side dry run,
 	// which the API server never stores.
@@ -385,6 +433,12 @@ func TestAccDoctorLeastPrivilege(t *testing.T) {
 	}
 	if len(admin.Findings) == 0 {
 		t.Error("no findings to compare")
+	}
+	// The role lists Kueue's ConfigMap by name: the reader names the
+	// release from its label, as the admin does.
+	release := "Kueue " + p.env.KueueVersion() + " (from the app.kubernetes.io/version label of ConfigMap kueue-system/kueue-manager-config)"
+	if !slices.ContainsFunc(reader.Notes, func(n string) bool { return strings.HasPrefix(n, release) }) {
+		t.Errorf("as %s, want a note naming %q; notes %q", user, release, reader.Notes)
 	}
 	if !slices.ContainsFunc(reader.Notes, func(n string) bool { return strings.Contains(n, "webhooks were not probed") }) {
 		t.Errorf("as %s (no create on resourceflavors), want a note that the webhooks were not probed; notes %q", user, reader.Notes)

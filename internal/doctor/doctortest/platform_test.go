@@ -92,7 +92,7 @@ func (p *platform) shared() {
 	_, err = p.kq.KueueV1beta2().AdmissionChecks().Create(p.ctx, &kueuev1beta2.AdmissionCheck{
 		ObjectMeta: metav1.ObjectMeta{Name: dwsCheck},
 		Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: kueuev1beta2.ProvisioningRequestControllerName,
-			Parameters: &kueuev1beta2.AdmissionCheckParametersReference{APIGroup: kueuev1beta2.GroupVersion.Group, Kind: "ProvisioningRequestConfig", Name: dwsCheck}},
+			Parameters: &kueuev1beta2.AdmissionCheckParametersReference{APIGroup: kueuev1beta2.SchemeGroupVersion.Group, Kind: "ProvisioningRequestConfig", Name: dwsCheck}},
 	}, metav1.CreateOptions{})
 	ignoreExists(t, err)
 }
