@@ -6,8 +6,9 @@
 #   kube-apiserver, kube-controller-manager  from k8s.io/kubernetes  (K8S_VERSION)
 #   etcd                                     from go.etcd.io/etcd/server/v3 (ETCD_VERSION)
 #   kueue manager + its CRDs and webhooks    from sigs.k8s.io/kueue   (KUEUE_VERSION)
-#   the same for the oldest supported Kueue  (KUEUE_OLDEST_VERSION; the compatibility
-#                                            suite and the upgrade test run on it)
+#   the same for the oldest supported Kueue  (KUEUE_OLDEST_VERSION; only with
+#                                            `compat`: the compatibility suite and the
+#                                            upgrade test run on it)
 #   ProvisioningRequest CRD (as on GKE)      from k8s.io/autoscaler/cluster-autoscaler/apis (the version Kueue pins)
 #   jobset manager + its CRDs and webhooks   from sigs.k8s.io/jobset (the version the newest Kueue's
 #                                            go.mod pins; one build, lent to the oldest Kueue's set)
@@ -19,8 +20,12 @@
 #   when tofu is used).
 # Each binary is built once per version: a directory of another version set that
 # already holds it (e.g. kube 1.36.2 for Kueue 0.19.2 and 0.17.0) lends it by a
-# hard link. Only the Go module proxy is needed. Cold: ~30-45 min on 2 cores; warm: ~1 s.
+# hard link. Only the Go module proxy is needed. Cold: ~30-45 min on 2 cores (one Kueue; `compat` adds the oldest); warm: ~1 s.
 #
+#   scripts/tools.sh compat  everything above, and the oldest supported Kueue's set
+#                          too (`make compat`); tools.env then names it in
+#                          MLPLATFORM_TEST_BINS_OLDEST. `all` (the default) builds
+#                          the newest only: a cold CI run builds one Kueue.
 #   scripts/tools.sh cli   only the Terraform CLI (for `make unit`: the plan-only
 #                          tests run it, no control plane): writes and prints
 #                          $MLPLATFORM_CACHE/cli.env, TF_ACC_TERRAFORM_PATH (+ the
@@ -40,8 +45,8 @@ set -euo pipefail
 
 MODE=${1:-all}
 case $MODE in
-  all | cli | lint | release) ;;
-  *) echo "usage: $0 [cli|lint|release]" >&2; exit 2 ;;
+  all | compat | cli | lint | release) ;;
+  *) echo "usage: $0 [compat|cli|lint|release]" >&2; exit 2 ;;
 esac
 
 # KUEUE_VERSION is the newest supported Kueue (go.mod's sigs.k8s.io/kueue, a
@@ -68,7 +73,7 @@ export CGO_ENABLED=0 GOFLAGS=-mod=mod GOWORK=off
 say() { printf '[tools] %s\n' "$*" >&2; }
 elapsed() { echo "$(( $(date +%s) - $1 ))s"; }
 mkdir -p "$CACHE"
-[ "$MODE" = all ] && mkdir -p "$BINS" "$OLDEST"
+case $MODE in all) mkdir -p "$BINS" ;; compat) mkdir -p "$BINS" "$OLDEST" ;; esac
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 # write FILE CONTENT: replaced at once, so a concurrent reader sees old or new
 write() { printf '%s\n' "$2" > "$1.$$" && mv -f "$1.$$" "$1"; }
@@ -215,7 +220,7 @@ build_set() {
     touch "$BINS/.provreq-$KUEUE_VERSION"
   fi
 }
-if [ "$MODE" = all ]; then
+if [ "$MODE" = all ] || [ "$MODE" = compat ]; then
   # JobSet: the version the newest Kueue's go.mod pins (its jobset integration
   # is built and tested against it).
   KDIR=$(cd "$TMP" && go mod download -json "sigs.k8s.io/kueue@v$KUEUE_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*$/\1/p')
@@ -223,7 +228,9 @@ if [ "$MODE" = all ]; then
   [ -n "$JOBSET_VERSION" ] || { say "Kueue v$KUEUE_VERSION's go.mod does not name sigs.k8s.io/jobset"; exit 1; }
   JOBSET_VERSION=${JOBSET_VERSION#v}
   build_set "$KUEUE_VERSION"
-  [ "$KUEUE_OLDEST_VERSION" = "$KUEUE_VERSION" ] || build_set "$KUEUE_OLDEST_VERSION"
+fi
+if [ "$MODE" = compat ] && [ "$KUEUE_OLDEST_VERSION" != "$KUEUE_VERSION" ]; then
+  build_set "$KUEUE_OLDEST_VERSION"
 fi
 
 # --- Terraform CLI ------------------------------------------------------------
@@ -291,8 +298,11 @@ fi
 SUFFIX=${TF_VERSION:+-tf$TF_VERSION}
 write "$CACHE/cli$SUFFIX.env" "$CLI_ENV"
 OUT=$CACHE/cli$SUFFIX.env
-if [ "$MODE" = all ]; then
-  write "$CACHE/tools$SUFFIX$VERSION_SUFFIX.env" "MLPLATFORM_TEST_BINS=$BINS"$'\n'"MLPLATFORM_TEST_BINS_OLDEST=$OLDEST"$'\n'"$CLI_ENV"
+if [ "$MODE" = all ] || [ "$MODE" = compat ]; then
+  # The oldest set is named when it is built (by `compat`, now or before).
+  ENV="MLPLATFORM_TEST_BINS=$BINS"
+  [ -f "$OLDEST/.kueue-$KUEUE_OLDEST_VERSION" ] && ENV+=$'\n'"MLPLATFORM_TEST_BINS_OLDEST=$OLDEST"
+  write "$CACHE/tools$SUFFIX$VERSION_SUFFIX.env" "$ENV"$'\n'"$CLI_ENV"
   OUT=$CACHE/tools$SUFFIX$VERSION_SUFFIX.env
 fi
 say "tools ready: $OUT"

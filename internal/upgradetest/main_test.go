@@ -13,12 +13,17 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
 
+// TestMain runs the package on the oldest supported Kueue, which `make
+// compat` builds (scripts/tools.sh compat). Without it (`make testacc` from a
+// cold cache builds the newest Kueue only) the package says so and runs
+// nothing.
 func TestMain(m *testing.M) {
+	if os.Getenv("TF_ACC") != "" && os.Getenv(testenv.EnvBinsOldest) == "" {
+		fmt.Printf("upgradetest: %s is not set, so the upgrade from the oldest supported Kueue is not tested here: run make compat\n", testenv.EnvBinsOldest)
+		os.Exit(0)
+	}
 	acctest.MainWith(m, func(o *testenv.Options) error {
 		o.KueueBinDir = os.Getenv(testenv.EnvBinsOldest)
-		if o.KueueBinDir == "" {
-			return fmt.Errorf("%s is not set: run scripts/tools.sh (make tools) and source the tools.env it writes", testenv.EnvBinsOldest)
-		}
 		return nil
 	})
 }
