@@ -31,7 +31,7 @@ const usage = `usage:
   mlplatform doctor [--kubeconfig PATH [--kube-context NAME]] [--project P --location L --cluster C]
                   [--container-endpoint HOST:PORT [--insecure-endpoints]] [--format text|json]
                   [--pending-threshold DURATION] [--check-timeout DURATION] [--timeout DURATION]
-                  [--list] [--rbac]
+                  [--multikueue-workers] [--list] [--rbac]
                                                              check the live platform (exit 6 on findings)
   mlplatform version
 `

@@ -19,6 +19,7 @@ func Analyze(s *Snapshot, opts Options) *Result {
 	a.installation()
 	a.configuration()
 	a.admissionChecks()
+	a.multiKueueWorkers()
 	a.queues()
 	a.pools()
 	a.workloads()

@@ -69,7 +69,7 @@ func healthy() *Snapshot {
 	s.KueueConfig = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: KueueConfigMap, Namespace: KueueNamespace,
 		Labels: map[string]string{versionLabel: kueue.NewestVersion}}, Data: map[string]string{KueueConfigMapKey: cfg}}
 	for _, r := range []*Read{&s.CRDsRead, &s.DeploymentsRead, &s.Webhook, &s.NamespacesRead, &s.CQRead, &s.LQRead, &s.FlavorsRead, &s.ACRead, &s.WorkloadsRead,
-		&s.CohortsRead, &s.ProvisioningConfigsRead, &s.MultiKueueConfigsRead, &s.ServiceAccountsRead} {
+		&s.CohortsRead, &s.ProvisioningConfigsRead, &s.MultiKueueConfigsRead, &s.MultiKueueClustersRead, &s.ServiceAccountsRead} {
 		r.What = "something"
 	}
 	s.NetworkPoliciesRead.What = "NetworkPolicies"
@@ -88,6 +88,10 @@ func healthy() *Snapshot {
 	s.ProvisioningConfigs = []kueuev1beta2.ProvisioningRequestConfig{{ObjectMeta: metav1.ObjectMeta{Name: "dws"},
 		Spec: kueuev1beta2.ProvisioningRequestConfigSpec{ProvisioningClassName: spec.QueuedProvisioningClass}}}
 	s.PoolsRead.What = "GKE node pools"
+	// a MultiKueue worker, Active
+	s.MultiKueueClusters = []kueuev1beta2.MultiKueueCluster{{ObjectMeta: metav1.ObjectMeta{Name: "worker-1"},
+		Spec:   kueuev1beta2.MultiKueueClusterSpec{ClusterSource: kueuev1beta2.ClusterSource{KubeConfig: &kueuev1beta2.KubeConfig{Location: "worker-1-kubeconfig"}}},
+		Status: kueuev1beta2.MultiKueueClusterStatus{Conditions: active("Active", true)}}}
 	s.Namespaces = []corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "team-nlp", Labels: map[string]string{"mlplatform.dev/team": "nlp"}}}}
 	gpuTol := corev1.Toleration{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
 	queuedTol := corev1.Toleration{Key: "cloud.google.com/gke-queued", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
@@ -168,17 +172,18 @@ func TestAnalyzeHealthy(t *testing.T) {
 	if res.Failed() {
 		t.Fatalf("findings on a healthy platform: %+v", res.Findings)
 	}
-	// 9 CRDs, version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
-	// 3 pools running, 2 workloads, no CRD storing v1beta1, JobSets managed,
-	// waitForPodsReady on, team jobs held; and each rule that runs live.
-	if want := 9 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + 1 + 3 + rules.CountIn(true); res.Checks != want {
+	// 10 CRDs, version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
+	// MultiKueue worker, 3 pools running, 2 workloads, no CRD storing
+	// v1beta1, JobSets managed, waitForPodsReady on, team jobs held; and each
+	// rule that runs live.
+	if want := 10 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + 1 + 3 + rules.CountIn(true); res.Checks != want {
 		t.Errorf("checks = %d, want %d", res.Checks, want)
 	}
 	var b strings.Builder
 	if err := Render(&b, res, FormatText); err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^all 42 checks passed$`).MatchString(b.String()) {
+	if !regexp.MustCompile(`(?m)^all 44 checks passed$`).MatchString(b.String()) {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
@@ -331,6 +336,15 @@ func TestAnalyzeFindings(t *testing.T) {
 		}, "DOC013", "Workload team-nlp/stuck", SeverityWarning, []string{"admitted, but its pods are not ready"}},
 		"never seen by Kueue": {func(s *Snapshot) { s.Workloads = []kueuev1beta2.Workload{workload("lost", time.Hour)} }, "DOC013", "Workload team-nlp/lost",
 			SeverityWarning, []string{"Kueue has not looked at it"}},
+		"MultiKueue worker not Active": {func(s *Snapshot) {
+			s.MultiKueueClusters[0].Status.Conditions = active("ClientConnectionFailed", false)
+		}, "DOC019", "MultiKueueCluster worker-1", SeverityError, []string{"MultiKueue worker worker-1 is not Active (ClientConnectionFailed: ClientConnectionFailed message): " +
+			"the manager dispatches nothing to it", "worker_access"}},
+		"MultiKueue worker refuses JobSets to the manager": {func(s *Snapshot) {
+			s.Workers = []WorkerAccess{{Cluster: "worker-1", Secret: "kueue-system/worker-1-kubeconfig",
+				Denied: []string{"create, delete jobsets.jobset.x-k8s.io", "get jobsets/status.jobset.x-k8s.io"}, DeniedKinds: []string{"JobSets"}}}
+		}, "DOC019", "MultiKueueCluster worker-1", SeverityError, []string{"in MultiKueue worker worker-1 the manager's credentials (Secret kueue-system/worker-1-kubeconfig) " +
+			"may not create, delete jobsets.jobset.x-k8s.io; get jobsets/status.jobset.x-k8s.io: MultiKueue cannot dispatch JobSets to it", "apply the worker's mlplatform_multikueue_cluster"}},
 		"a read failed": {func(s *Snapshot) {
 			s.CQRead.What = "ClusterQueues"
 			s.CQRead.Err = apierrors.NewForbidden(schema.GroupResource{Group: "kueue.x-k8s.io", Resource: "clusterqueues"}, "", errors.New("no"))
@@ -384,7 +398,7 @@ func TestFindingsMostSevereFirst(t *testing.T) {
 	if got := strings.Join(ids, ", "); got != "error DOC003, error MLP005, warning DOC013" {
 		t.Errorf("order: %s\n%s", got, b.String())
 	}
-	if !strings.Contains(b.String(), "3 of 40 checks found something: 2 errors, 1 warning") {
+	if !strings.Contains(b.String(), "3 of 42 checks found something: 2 errors, 1 warning") {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }

@@ -52,7 +52,7 @@ var (
 var Checks = []Check{
 	CheckNotRun, CheckKueueCRDs, CheckKueueVersion, CheckKueueWebhooks, CheckProvisioningAPI, CheckAdmissionCheck,
 	CheckClusterQueue, CheckLocalQueue, CheckPoolRunning, CheckWorkloadPending, CheckStoredV1beta1, CheckKindUnmanaged,
-	CheckWaitForPodsReady, CheckJobsBypassQuota,
+	CheckWaitForPodsReady, CheckJobsBypassQuota, CheckMultiKueueWorker,
 }
 
 // Finding is one thing doctor found wrong: a finding of one of its checks

@@ -1,12 +1,14 @@
 package multikueuetest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/doctor"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
@@ -41,7 +44,9 @@ import (
 //     created there (the manager's Workload names no worker); the plan shows
 //     worker_access drift "ClusterRole mlplatform-multikueue rules lack
 //     JobSets (MultiKueue cannot dispatch them)" and an in-place update of frameworks and worker_access (no
-//     replacement, worker-1 untouched); applied, the role grants JobSets
+//     replacement, worker-1 untouched); `mlplatform doctor
+//     --multikueue-workers` on the manager exits 6 with DOC019 naming
+//     JobSets in worker-2, none on worker-1; applied, doctor has nothing on worker-2, the role grants JobSets
 //     again, the plan is empty, and the waiting JobSet is dispatched to
 //     worker-2.
 func TestAccMultiKueueDispatchesJobSets(t *testing.T) {
@@ -114,6 +119,16 @@ func TestAccMultiKueueDispatchesJobSets(t *testing.T) {
 		t.Fatalf("the manager's Workload of gang-2 names worker %v while the worker refuses JobSets (err %v)", got.Status.ClusterName, err)
 	}
 
+	// Doctor, on the manager, asking each worker as the manager: worker-2
+	// refuses JobSets, worker-1 is fine; exit 6.
+	if f := workerFinding(ctx, t, m, true, "worker-2"); f == nil ||
+		!strings.Contains(f.Message, "may not create, delete, get, list, watch jobsets.jobset.x-k8s.io; get jobsets/status.jobset.x-k8s.io:") || !strings.Contains(f.Message, "MultiKueue cannot dispatch JobSets to it") {
+		t.Fatalf("doctor --multikueue-workers: DOC019 on worker-2 is %+v, want one naming JobSets", f)
+	}
+	if f := workerFinding(ctx, t, m, false, "worker-1"); f != nil {
+		t.Fatalf("doctor --multikueue-workers: DOC019 on worker-1, whose role is whole: %+v", f)
+	}
+
 	const w2addr = "mlplatform_multikueue_cluster.w2"
 	plan := cli.PlanChecked(
 		acctest.ExpectDrift(w2addr, "worker_access", "granted", "ClusterRole mlplatform-multikueue rules lack JobSets (MultiKueue cannot dispatch them)"),
@@ -135,6 +150,9 @@ func TestAccMultiKueueDispatchesJobSets(t *testing.T) {
 	}) {
 		t.Fatalf("the applied role does not grant JobSets: %+v", role.Rules)
 	}
+	if f := workerFinding(ctx, t, m, false, "worker-2"); f != nil {
+		t.Fatalf("doctor --multikueue-workers after the apply that restored the role: %+v", f)
+	}
 	wl, err = admittedBy(ctx, m, "JobSet", "gang-2")
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +164,31 @@ func TestAccMultiKueueDispatchesJobSets(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("JobSet gang-2 dispatched to worker-2 within %s of the apply that restored the role", time.Since(start).Round(100*time.Millisecond))
+}
+
+// workerFinding runs `mlplatform doctor --multikueue-workers` on the
+// manager and returns its DOC019 finding on MultiKueueCluster worker (nil
+// when there is none). failed says whether the run must exit 6 (a finding),
+// else it is not checked (the manager may have other findings).
+func workerFinding(ctx context.Context, t *testing.T, m *testenv.Multi, failed bool, worker string) *doctor.Finding {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := doctor.Command(ctx, []string{"--kubeconfig", m.Manager.Kubeconfig, "--multikueue-workers", "--format", "json"}, &out, &errOut,
+		func(string) string { return "" })
+	if failed && code != doctor.ExitFindings || code != doctor.ExitOK && code != doctor.ExitFindings {
+		t.Fatalf("doctor exited %d:\n%s%s", code, out.String(), errOut.String())
+	}
+	var res doctor.Result
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("doctor --format json: %v\n%s", err, out.String())
+	}
+	for i, f := range res.Findings {
+		if f.ID == doctor.CheckMultiKueueWorker.ID && f.Object() == "MultiKueueCluster "+worker {
+			t.Logf("doctor: %s", f.Message)
+			return &res.Findings[i]
+		}
+	}
+	return nil
 }
 
 func jobSets(e *testenv.Env) dynamic.ResourceInterface {
