@@ -16,6 +16,7 @@ import (
 func All() []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewGPUCatalog,
+		NewKueueConfiguration,
 	}
 }
 

@@ -53,6 +53,10 @@ func init() {
 			"service account name bad": {set: map[string]any{"worker_service_account": "Manager_SA"}, path: "worker_service_account",
 				want: `(?s)Invalid Service Account Name.*"Manager_SA" is not a service account name`},
 			"validity not a duration": {set: map[string]any{"token_validity": "a month"}, path: "token_validity", want: `(?s)Invalid Duration.*"a month"`},
+			"unknown framework": {set: map[string]any{"frameworks": []any{"batch/job", "jobset.x-k8s.io/JobSet"}}, path: "frameworks[1]",
+				want: `(?s)Unknown Framework.*"jobset.x-k8s.io/JobSet" is not one of Kueue's integrations.*did you mean "jobset.x-k8s.io/jobset"`},
+			"framework twice": {set: map[string]any{"frameworks": []any{"batch/job", "batch/job"}}, path: "frameworks[1]",
+				want: `(?s)Duplicate Framework.*batch/job is listed twice`},
 		},
 	}
 }

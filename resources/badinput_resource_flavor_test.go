@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
 	"github.com/mlplatform/terraform-provider-mlplatform/provider"
 )
 
@@ -178,7 +179,7 @@ func validateWithUnknown(t *testing.T, typ string, cfg map[string]any, unknown .
 	rtyp := schemas.ResourceSchemas[typ].ValueType().(tftypes.Object)
 	vals := map[string]tftypes.Value{}
 	for name, at := range rtyp.AttributeTypes {
-		v, err := toValue(at, cfg[name])
+		v, err := acctest.ToValue(at, cfg[name])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +196,7 @@ func validateWithUnknown(t *testing.T, typ string, cfg map[string]any, unknown .
 	if err != nil {
 		t.Fatal(err)
 	}
-	return errorTexts(resp.Diagnostics)
+	return acctest.ErrorTexts(resp.Diagnostics)
 }
 
 // Values not known yet never produce errors, and do not hide the errors of

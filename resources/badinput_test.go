@@ -2,10 +2,7 @@ package resources_test
 
 import (
 	"context"
-	"fmt"
-	"math/big"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
@@ -14,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
 	"github.com/mlplatform/terraform-provider-mlplatform/provider"
 	"github.com/mlplatform/terraform-provider-mlplatform/resources"
 )
@@ -141,7 +139,7 @@ func planErrors(ctx context.Context, t *testing.T, typ string, cfg map[string]an
 		t.Fatalf("no schema for %s", typ)
 	}
 	rtyp := rs.ValueType()
-	config, err := toValue(rtyp, cfg)
+	config, err := acctest.ToValue(rtyp, cfg)
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
@@ -153,11 +151,11 @@ func planErrors(ctx context.Context, t *testing.T, typ string, cfg map[string]an
 	if err != nil {
 		t.Fatal(err)
 	}
-	if errs := errorTexts(vresp.Diagnostics); len(errs) > 0 {
+	if errs := acctest.ErrorTexts(vresp.Diagnostics); len(errs) > 0 {
 		return errs
 	}
 	ptyp := schemas.Provider.ValueType()
-	pcfg, err := toValue(ptyp, badInputProvider)
+	pcfg, err := acctest.ToValue(ptyp, badInputProvider)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,8 +164,8 @@ func planErrors(ctx context.Context, t *testing.T, typ string, cfg map[string]an
 		t.Fatal(err)
 	}
 	cresp, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &pdv})
-	if err != nil || len(errorTexts(cresp.Diagnostics)) > 0 {
-		t.Fatalf("ConfigureProvider: %v %v", err, errorTexts(cresp.Diagnostics))
+	if err != nil || len(acctest.ErrorTexts(cresp.Diagnostics)) > 0 {
+		t.Fatalf("ConfigureProvider: %v %v", err, acctest.ErrorTexts(cresp.Diagnostics))
 	}
 	prior, err := tfprotov6.NewDynamicValue(rtyp, tftypes.NewValue(rtyp, nil))
 	if err != nil {
@@ -178,132 +176,5 @@ func planErrors(ctx context.Context, t *testing.T, typ string, cfg map[string]an
 	if err != nil {
 		t.Fatal(err)
 	}
-	return errorTexts(presp.Diagnostics)
-}
-
-func errorTexts(diags []*tfprotov6.Diagnostic) []string {
-	var out []string
-	for _, d := range diags {
-		if d.Severity == tfprotov6.DiagnosticSeverityError {
-			out = append(out, "at "+pathString(d.Attribute)+"\n"+d.Summary+"\n"+d.Detail)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// pathString writes an attribute path as `a.b[0]["k"]` ("" for none).
-func pathString(p *tftypes.AttributePath) string {
-	if p == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, s := range p.Steps() {
-		switch s := s.(type) {
-		case tftypes.AttributeName:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(string(s))
-		case tftypes.ElementKeyInt:
-			fmt.Fprintf(&b, "[%d]", int64(s))
-		case tftypes.ElementKeyString:
-			fmt.Fprintf(&b, "[%q]", string(s))
-		default:
-			b.WriteString("[?]")
-		}
-	}
-	return b.String()
-}
-
-// toValue converts a Go value into a value of type typ: string, int,
-// float64 and bool for primitives, []any for lists and sets, map[string]any
-// for maps and objects (missing attributes are null), nil for null.
-func toValue(typ tftypes.Type, v any) (tftypes.Value, error) {
-	if v == nil {
-		return tftypes.NewValue(typ, nil), nil
-	}
-	switch {
-	case typ.Is(tftypes.String):
-		s, ok := v.(string)
-		if !ok {
-			return tftypes.Value{}, fmt.Errorf("%v is not a string", v)
-		}
-		return tftypes.NewValue(typ, s), nil
-	case typ.Is(tftypes.Bool):
-		b, ok := v.(bool)
-		if !ok {
-			return tftypes.Value{}, fmt.Errorf("%v is not a bool", v)
-		}
-		return tftypes.NewValue(typ, b), nil
-	case typ.Is(tftypes.Number):
-		switch n := v.(type) {
-		case int:
-			return tftypes.NewValue(typ, new(big.Float).SetInt64(int64(n))), nil
-		case float64:
-			return tftypes.NewValue(typ, big.NewFloat(n)), nil
-		}
-		return tftypes.Value{}, fmt.Errorf("%v is not a number", v)
-	}
-	switch tt := typ.(type) {
-	case tftypes.List, tftypes.Set:
-		elem := elementType(tt)
-		items, ok := v.([]any)
-		if !ok {
-			return tftypes.Value{}, fmt.Errorf("%v is not a list", v)
-		}
-		vals := make([]tftypes.Value, 0, len(items))
-		for _, it := range items {
-			ev, err := toValue(elem, it)
-			if err != nil {
-				return tftypes.Value{}, err
-			}
-			vals = append(vals, ev)
-		}
-		return tftypes.NewValue(typ, vals), nil
-	case tftypes.Map:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return tftypes.Value{}, fmt.Errorf("%v is not a map", v)
-		}
-		vals := map[string]tftypes.Value{}
-		for k, it := range m {
-			ev, err := toValue(tt.ElementType, it)
-			if err != nil {
-				return tftypes.Value{}, err
-			}
-			vals[k] = ev
-		}
-		return tftypes.NewValue(typ, vals), nil
-	case tftypes.Object:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return tftypes.Value{}, fmt.Errorf("%v is not an object", v)
-		}
-		vals := map[string]tftypes.Value{}
-		for name, at := range tt.AttributeTypes {
-			av, err := toValue(at, m[name])
-			if err != nil {
-				return tftypes.Value{}, fmt.Errorf("%s: %w", name, err)
-			}
-			vals[name] = av
-		}
-		for name := range m {
-			if _, ok := tt.AttributeTypes[name]; !ok {
-				return tftypes.Value{}, fmt.Errorf("no attribute %q", name)
-			}
-		}
-		return tftypes.NewValue(typ, vals), nil
-	}
-	return tftypes.Value{}, fmt.Errorf("unsupported type %s", typ)
-}
-
-func elementType(t tftypes.Type) tftypes.Type {
-	switch tt := t.(type) {
-	case tftypes.List:
-		return tt.ElementType
-	case tftypes.Set:
-		return tt.ElementType
-	}
-	return nil
+	return acctest.ErrorTexts(presp.Diagnostics)
 }

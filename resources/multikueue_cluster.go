@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -36,6 +37,7 @@ type multiKueueClusterModel struct {
 	Name                 types.String `tfsdk:"name"`
 	Worker               types.Object `tfsdk:"worker"`
 	WorkerServiceAccount types.String `tfsdk:"worker_service_account"`
+	Frameworks           types.List   `tfsdk:"frameworks"`
 	TokenValidity        types.String `tfsdk:"token_validity"`
 	RotateBefore         types.String `tfsdk:"rotate_before"`
 	KubeconfigSecret     types.Object `tfsdk:"kubeconfig_secret"`
@@ -135,8 +137,16 @@ func (r *MultiKueueCluster) Schema(_ context.Context, _ resource.SchemaRequest, 
 			}},
 		"worker_service_account": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(spec.DefaultWorkerServiceAccount),
 			MarkdownDescription: "Name of the service account the manager acts as in the worker (in `kueue-system`), and of its ClusterRole " +
-				"and ClusterRoleBinding: the rules MultiKueue documents for batch/v1 Jobs and Workloads. Default `" + spec.DefaultWorkerServiceAccount + "`; " +
-				"give each manager its own when one worker serves several."},
+				"and ClusterRoleBinding: the rules MultiKueue documents for workers, for each kind in `frameworks` and for Workloads. Default `" +
+				spec.DefaultWorkerServiceAccount + "`; give each manager its own when one worker serves several."},
+		"frameworks": schema.ListAttribute{Optional: true, Computed: true, ElementType: types.StringType,
+			Default: listdefault.StaticValue(types.ListValueMust(types.StringType, stringValues(spec.DefaultKueueConfiguration().Frameworks))),
+			MarkdownDescription: "The Kueue integrations the manager dispatches to this worker: the manager's `integrations.frameworks` " +
+				"(`data.mlplatform_kueue_configuration.this.frameworks`). The worker's ClusterRole lets the manager create, read and delete each one's " +
+				"kind there (and read its status), as Kueue documents for MultiKueue workers; without it the worker refuses what the manager dispatches. " +
+				"A role lacking a kind shows as drift in `worker_access`, and apply restores it. Integrations Kueue has no MultiKueue adapter for " +
+				"(`deployment`, `sparkoperator.k8s.io/sparkapplication`) are never dispatched and grant nothing. Default `[\"" +
+				strings.Join(spec.DefaultKueueConfiguration().Frameworks, "\", \"") + "\"]`, as `mlplatform_kueue_configuration`'s default."},
 		"token_validity": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("720h"), Validators: durations,
 			MarkdownDescription: "How long each token is valid, as a Go duration (at least `10m`). The worker's API server may issue a shorter " +
 				"one (`--service-account-max-token-expiration`); `kubeconfig_secret.token_expires_at` shows what it issued. Default `720h` (30 days)."},
@@ -181,6 +191,7 @@ func (r *MultiKueueCluster) Schema(_ context.Context, _ resource.SchemaRequest, 
 func (r *MultiKueueCluster) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	extra := waitDefaults()
 	extra["worker_service_account"] = types.StringValue(spec.DefaultWorkerServiceAccount)
+	extra["frameworks"] = types.ListValueMust(types.StringType, stringValues(spec.DefaultKueueConfiguration().Frameworks))
 	extra["token_validity"] = types.StringValue("720h")
 	extra["rotate_before"] = types.StringValue("168h")
 	importByName(ctx, req, resp, extra)
@@ -291,7 +302,7 @@ func (r *MultiKueueCluster) rewriteKubeconfig(plan, state multiKueueClusterModel
 	return !r.now().Add(before).Before(expires)
 }
 
-func (m multiKueueClusterModel) toSpec(_ context.Context, diags *diag.Diagnostics) spec.MultiKueueCluster {
+func (m multiKueueClusterModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.MultiKueueCluster {
 	s := spec.MultiKueueCluster{
 		Name:              m.Name.ValueString(),
 		ServiceAccount:    spec.DefaultWorkerServiceAccount,
@@ -301,6 +312,10 @@ func (m multiKueueClusterModel) toSpec(_ context.Context, diags *diag.Diagnostic
 	}
 	if !m.WorkerServiceAccount.IsNull() && !m.WorkerServiceAccount.IsUnknown() {
 		s.ServiceAccount = m.WorkerServiceAccount.ValueString()
+	}
+	if !m.Frameworks.IsNull() && !m.Frameworks.IsUnknown() {
+		s.Frameworks = []string{}
+		diags.Append(m.Frameworks.ElementsAs(ctx, &s.Frameworks, false)...)
 	}
 	for _, d := range []struct {
 		v   types.String

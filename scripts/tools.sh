@@ -10,6 +10,8 @@
 #                                            `compat`: the compatibility suite and the
 #                                            upgrade test run on it)
 #   ProvisioningRequest CRD (as on GKE)      from k8s.io/autoscaler/cluster-autoscaler/apis (the version Kueue pins)
+#   jobset manager + its CRDs and webhooks   from sigs.k8s.io/jobset (the version the newest Kueue's
+#                                            go.mod pins; one build, lent to the oldest Kueue's set)
 #   terraform >= 1.5 from PATH, else OpenTofu built from its module source (TOFU_VERSION)
 #
 # Writes $MLPLATFORM_CACHE/tools.env (sourced by the GNUmakefile and .ci/run):
@@ -18,7 +20,7 @@
 #   when tofu is used).
 # Each binary is built once per version: a directory of another version set that
 # already holds it (e.g. kube 1.36.2 for Kueue 0.19.2 and 0.17.0) lends it by a
-# hard link. Only the Go module proxy is needed. Cold: ~25-35 min on 2 cores; warm: ~1 s.
+# hard link. Only the Go module proxy is needed. Cold: ~30-45 min on 2 cores (one Kueue; `compat` adds the oldest); warm: ~1 s.
 #
 #   scripts/tools.sh compat  everything above, and the oldest supported Kueue's set
 #                          too (`make compat`); tools.env then names it in
@@ -179,6 +181,28 @@ build_set() {
     touch "$BINS/.kueue-$KUEUE_VERSION"; say "kueue built in $(elapsed "$t0")"
   fi
 
+  # --- JobSet manager, CRDs and webhook manifests ----------------------------------
+  # The version the NEWEST Kueue is built with (JOBSET_VERSION, read from its
+  # go.mod below), for every version set: the oldest Kueue's set borrows it.
+  # The module root is the manager's main package. `go install` of it is
+  # refused where the proxy does not list the module's versions (it looks for
+  # a deprecation notice there), so build it through a main module, as etcd.
+  if [ ! -f "$BINS/.jobset-$JOBSET_VERSION" ] && ! lend ".jobset-$JOBSET_VERSION" jobset jobset-manifests; then
+    t0=$(date +%s); say "building the JobSet manager v$JOBSET_VERSION (cold: ~5-12 min on 2 cores)"
+    rm -rf "$TMP/jobset" && mkdir "$TMP/jobset" && cd "$TMP/jobset"
+    printf 'module jobsetbuild\n\ngo 1.26.0\n\nrequire sigs.k8s.io/jobset v%s\n' "$JOBSET_VERSION" > go.mod
+    printf '//go:build tools\n\npackage tools\n\nimport _ "sigs.k8s.io/jobset"\n' > tools.go
+    go mod tidy >/dev/null 2>&1 || go mod tidy
+    go build -trimpath -ldflags="-s -w -X sigs.k8s.io/jobset/pkg/version.GitVersion=v$JOBSET_VERSION" \
+      -o "$BINS/jobset" sigs.k8s.io/jobset
+    dir=$(cd "$TMP" && go mod download -json "sigs.k8s.io/jobset@v$JOBSET_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*$/\1/p')
+    rm -rf "$BINS/jobset-manifests" && mkdir -p "$BINS/jobset-manifests/crd"
+    cp "$dir"/config/components/crd/bases/*.yaml "$BINS/jobset-manifests/crd/"
+    cp "$dir"/config/components/webhook/manifests.yaml "$BINS/jobset-manifests/webhooks.yaml"
+    chmod -R u+w "$BINS/jobset-manifests"
+    touch "$BINS/.jobset-$JOBSET_VERSION"; say "jobset built in $(elapsed "$t0")"
+  fi
+
   # --- ProvisioningRequest CRD ---------------------------------------------------
   # GKE's cluster autoscaler serves autoscaling.x-k8s.io ProvisioningRequests
   # (Dynamic Workload Scheduler / flex-start); without the API, Kueue skips its
@@ -197,6 +221,12 @@ build_set() {
   fi
 }
 if [ "$MODE" = all ] || [ "$MODE" = compat ]; then
+  # JobSet: the version the newest Kueue's go.mod pins (its jobset integration
+  # is built and tested against it).
+  KDIR=$(cd "$TMP" && go mod download -json "sigs.k8s.io/kueue@v$KUEUE_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*$/\1/p')
+  JOBSET_VERSION=$(awk '$1 == "sigs.k8s.io/jobset" {print $2; exit}' "$KDIR/go.mod")
+  [ -n "$JOBSET_VERSION" ] || { say "Kueue v$KUEUE_VERSION's go.mod does not name sigs.k8s.io/jobset"; exit 1; }
+  JOBSET_VERSION=${JOBSET_VERSION#v}
   build_set "$KUEUE_VERSION"
 fi
 if [ "$MODE" = compat ] && [ "$KUEUE_OLDEST_VERSION" != "$KUEUE_VERSION" ]; then

@@ -1,7 +1,8 @@
 // Command mlplatform is the platform's command-line companion:
 //
 //	mlplatform sandbox up    start the local sandbox (real kube-apiserver, etcd,
-//	                         kube-controller-manager and Kueue, plus the GKE/IAM fake)
+//	                         kube-controller-manager, the JobSet controller and Kueue,
+//	                         plus the GKE/IAM fake)
 //	mlplatform sandbox down  stop it and everything it started
 //	mlplatform report        review a plan: quota changes, capacity, cost, drift
 //	mlplatform doctor        check the live platform: Kueue, queues, flavors, pools, pending workloads
@@ -30,7 +31,7 @@ const usage = `usage:
   mlplatform doctor [--kubeconfig PATH [--kube-context NAME]] [--project P --location L --cluster C]
                   [--container-endpoint HOST:PORT [--insecure-endpoints]] [--format text|json]
                   [--pending-threshold DURATION] [--check-timeout DURATION] [--timeout DURATION]
-                  [--list] [--rbac]
+                  [--multikueue-workers] [--list] [--rbac]
                                                              check the live platform (exit 6 on findings)
   mlplatform version
 `

@@ -157,7 +157,7 @@ func sandboxUp(f sandboxFlags, stdout io.Writer) error {
 	deadline := time.After(timeout)
 	for {
 		if _, err := os.Stat(filepath.Join(dir, envFile)); err == nil {
-			fmt.Fprintf(stdout, "sandbox ready in %.1fs\n  kube-apiserver, etcd, kube-controller-manager, Kueue manager and the GKE/IAM fake are running\n"+
+			fmt.Fprintf(stdout, "sandbox ready in %.1fs\n  kube-apiserver, etcd, kube-controller-manager, the JobSet controller, Kueue manager and the GKE/IAM fake are running\n"+
 				"  to use it: source %s\n  to stop it: mlplatform sandbox down --dir %s\n",
 				time.Since(t0).Seconds(), filepath.Join(dir, envFile), dir)
 			printClusters(stdout, dir)

@@ -5,15 +5,18 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -105,8 +108,9 @@ func TestSandboxUpDown(t *testing.T) {
 		name, pid, _ := strings.Cut(line, " ")
 		children[name], _ = strconv.Atoi(pid)
 	}
-	if len(children) != 4 {
-		t.Errorf("want 4 children recorded, got %v", children)
+	names := slices.Sorted(maps.Keys(children))
+	if diff := cmp.Diff([]string{"etcd", "jobset", "kube-apiserver", "kube-controller-manager", "kueue"}, names); diff != "" {
+		t.Errorf("children recorded %v (-want +got names):\n%s", children, diff)
 	}
 
 	out.Reset()
@@ -256,8 +260,8 @@ func TestSandboxUpDownWorkers(t *testing.T) {
 		n, _ := strconv.Atoi(pid)
 		pids = append(pids, n)
 	}
-	if len(pids) != 8 {
-		t.Errorf("want 8 children recorded (4 per cluster), got %d: %s", len(pids), data)
+	if len(pids) != 10 {
+		t.Errorf("want 10 children recorded (5 per cluster: etcd, kube-apiserver, kube-controller-manager, jobset, kueue), got %d: %s", len(pids), data)
 	}
 	out.Reset()
 	if code := run([]string{"sandbox", "down", "--dir", dir}, &out, &out); code != 0 || !strings.Contains(out.String(), "no process left running") {

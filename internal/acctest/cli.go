@@ -3,11 +3,15 @@ package acctest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
@@ -140,4 +144,29 @@ func (c *CLI) Apply(cfg string) []byte {
 	c.Write(cfg)
 	c.DestroyAtEnd()
 	return c.Run("apply", "-auto-approve", "-input=false", "-no-color")
+}
+
+// PlanChecked runs `terraform plan -out=FILE` and the plan checks on its
+// JSON (`terraform show -json`), as terraform-plugin-testing's
+// ConfigPlanChecks do for its own steps; a failed check fails the test. It
+// returns the plan file, for `terraform apply FILE`.
+func (c *CLI) PlanChecked(checks ...plancheck.PlanCheck) string {
+	c.t.Helper()
+	const file = "checked.tfplan"
+	c.Run("plan", "-input=false", "-no-color", "-out="+file)
+	var plan tfjson.Plan
+	if err := json.Unmarshal(c.Run("show", "-json", file), &plan); err != nil {
+		c.t.Fatalf("terraform show -json %s: %v", file, err)
+	}
+	for _, check := range checks {
+		var resp plancheck.CheckPlanResponse
+		check.CheckPlan(c.ctx, plancheck.CheckPlanRequest{Plan: &plan}, &resp)
+		if resp.Error != nil {
+			c.t.Errorf("plan check: %v\n%s", resp.Error, c.Run("show", "-no-color", file))
+		}
+	}
+	if c.t.Failed() {
+		c.t.FailNow()
+	}
+	return file
 }

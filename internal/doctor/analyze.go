@@ -17,7 +17,9 @@ func Analyze(s *Snapshot, opts Options) *Result {
 	res := &Result{}
 	a := analysis{s: s, f: findings{res: res}, opts: opts, notRun: &notRun{}}
 	a.installation()
+	a.configuration()
 	a.admissionChecks()
+	a.multiKueueWorkers()
 	a.queues()
 	a.pools()
 	a.workloads()

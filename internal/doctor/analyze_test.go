@@ -20,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueue"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueueconfig"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/netpol/netpoltest"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/rules"
@@ -55,9 +57,19 @@ func healthy() *Snapshot {
 	for _, k := range kueueKinds {
 		s.CRDs = append(s.CRDs, crd(k+".kueue.x-k8s.io", "v1beta2", "v1beta1"))
 	}
-	s.CRDs = append(s.CRDs, crd(provisioningRequestCRD, "v1"))
+	// JobSet is installed, and Kueue runs with the platform's default
+	// configuration (it manages JobSets).
+	jobsets := crd("jobsets.jobset.x-k8s.io", "v1alpha2")
+	jobsets.Spec.Group, jobsets.Spec.Names.Plural = "jobset.x-k8s.io", "jobsets"
+	s.CRDs = append(s.CRDs, jobsets, crd(provisioningRequestCRD, "v1")) // the ProvisioningRequest CRD last: cases remove it
+	cfg, err := kueueconfig.YAML(kueueconfig.Configuration(spec.DefaultKueueConfiguration(), kueue.NewestVersion))
+	if err != nil {
+		panic(err)
+	}
+	s.KueueConfig = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: KueueConfigMap, Namespace: KueueNamespace,
+		Labels: map[string]string{versionLabel: kueue.NewestVersion}}, Data: map[string]string{KueueConfigMapKey: cfg}}
 	for _, r := range []*Read{&s.CRDsRead, &s.DeploymentsRead, &s.Webhook, &s.NamespacesRead, &s.CQRead, &s.LQRead, &s.FlavorsRead, &s.ACRead, &s.WorkloadsRead,
-		&s.CohortsRead, &s.ProvisioningConfigsRead, &s.MultiKueueConfigsRead, &s.ServiceAccountsRead} {
+		&s.CohortsRead, &s.ProvisioningConfigsRead, &s.MultiKueueConfigsRead, &s.MultiKueueClustersRead, &s.ServiceAccountsRead} {
 		r.What = "something"
 	}
 	s.NetworkPoliciesRead.What = "NetworkPolicies"
@@ -76,6 +88,10 @@ func healthy() *Snapshot {
 	s.ProvisioningConfigs = []kueuev1beta2.ProvisioningRequestConfig{{ObjectMeta: metav1.ObjectMeta{Name: "dws"},
 		Spec: kueuev1beta2.ProvisioningRequestConfigSpec{ProvisioningClassName: spec.QueuedProvisioningClass}}}
 	s.PoolsRead.What = "GKE node pools"
+	// a MultiKueue worker, Active
+	s.MultiKueueClusters = []kueuev1beta2.MultiKueueCluster{{ObjectMeta: metav1.ObjectMeta{Name: "worker-1"},
+		Spec:   kueuev1beta2.MultiKueueClusterSpec{ClusterSource: kueuev1beta2.ClusterSource{KubeConfig: &kueuev1beta2.KubeConfig{Location: "worker-1-kubeconfig"}}},
+		Status: kueuev1beta2.MultiKueueClusterStatus{Conditions: active("Active", true)}}}
 	s.Namespaces = []corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "team-nlp", Labels: map[string]string{"mlplatform.dev/team": "nlp"}}}}
 	gpuTol := corev1.Toleration{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
 	queuedTol := corev1.Toleration{Key: "cloud.google.com/gke-queued", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
@@ -122,6 +138,19 @@ func healthy() *Snapshot {
 	return s
 }
 
+// withConfig puts in Kueue's ConfigMap the default configuration, edited,
+// rendered for Kueue release version.
+func withConfig(s *Snapshot, version string, edit func(*spec.KueueConfiguration)) {
+	c := spec.DefaultKueueConfiguration()
+	edit(&c)
+	cfg, err := kueueconfig.YAML(kueueconfig.Configuration(c, version))
+	if err != nil {
+		panic(err)
+	}
+	s.KueueConfig.Data[KueueConfigMapKey] = cfg
+	s.KueueConfig.Labels[versionLabel] = version
+}
+
 func workload(name string, age time.Duration, conds ...metav1.Condition) kueuev1beta2.Workload {
 	return kueuev1beta2.Workload{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-nlp", CreationTimestamp: metav1.NewTime(now.Add(-age))},
 		Spec: kueuev1beta2.WorkloadSpec{QueueName: "gpu"}, Status: kueuev1beta2.WorkloadStatus{Conditions: conds}}
@@ -143,17 +172,18 @@ func TestAnalyzeHealthy(t *testing.T) {
 	if res.Failed() {
 		t.Fatalf("findings on a healthy platform: %+v", res.Findings)
 	}
-	// 9 CRDs, version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
-	// 3 pools running, 2 workloads, no CRD storing v1beta1; and each rule
-	// that runs live.
-	if want := 9 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + 1 + rules.CountIn(true); res.Checks != want {
+	// 10 CRDs, version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
+	// MultiKueue worker, 3 pools running, 2 workloads, no CRD storing
+	// v1beta1, JobSets managed, waitForPodsReady on, team jobs held; and each
+	// rule that runs live.
+	if want := 10 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + 1 + 3 + rules.CountIn(true); res.Checks != want {
 		t.Errorf("checks = %d, want %d", res.Checks, want)
 	}
 	var b strings.Builder
 	if err := Render(&b, res, FormatText); err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^all 39 checks passed$`).MatchString(b.String()) {
+	if !regexp.MustCompile(`(?m)^all 44 checks passed$`).MatchString(b.String()) {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
@@ -196,6 +226,39 @@ func TestAnalyzeFindings(t *testing.T) {
 			[]string{"still lists v1beta1 in status.storedVersions (v1beta1, v1beta2)", "Kueue v0.20.0 stops serving v1beta1",
 				"before upgrading Kueue to v0.20.0 or later, run Kueue's migration step hack/migrate-to-v1beta2.sh",
 				`kubectl patch crd clusterqueues.kueue.x-k8s.io --subresource=status --type=merge -p '{"status":{"storedVersions":["v1beta2"]}}'`}},
+		"JobSets served, not managed": {func(s *Snapshot) {
+			withConfig(s, kueue.NewestVersion, func(c *spec.KueueConfiguration) { c.Frameworks = []string{"batch/job"} })
+		}, "DOC016", "CRD jobsets.jobset.x-k8s.io", SeverityError, []string{"the cluster serves JobSets (jobsets.jobset.x-k8s.io), but Kueue does not manage them",
+			"lacks jobset.x-k8s.io/jobset", "runs at once without quota", `add "jobset.x-k8s.io/jobset" to frameworks`}},
+		"waitForPodsReady off by the v0.19 gate": {func(s *Snapshot) {
+			withConfig(s, kueue.NewestVersion, func(c *spec.KueueConfiguration) { c.WaitForPodsReady = spec.WaitForPodsReady{} })
+		}, "DOC017", "Kueue configuration", SeverityWarning, []string{"waitForPodsReady is off, and Kueue admits workloads of several pods (JobSets)",
+			"keeps its quota half placed"}},
+		"waitForPodsReady off before v0.19, a workload of 4 pods": {func(s *Snapshot) {
+			withConfig(s, kueue.OldestVersion, func(c *spec.KueueConfiguration) {
+				c.WaitForPodsReady, c.Frameworks = spec.WaitForPodsReady{}, []string{"batch/job"}
+			})
+			s.CRDs = slices.DeleteFunc(s.CRDs, isFrameworkCRD)
+			w := workload("ddp", time.Hour)
+			w.Spec.PodSets = []kueuev1beta2.PodSet{{Name: "workers", Count: 4}}
+			s.Workloads = append(s.Workloads, w)
+		}, "DOC017", "Kueue configuration", SeverityWarning, []string{"(workload team-nlp/ddp of 4 pods)"}},
+		"team jobs without a queue run": {func(s *Snapshot) {
+			withConfig(s, kueue.NewestVersion, func(c *spec.KueueConfiguration) {
+				c.ManageJobsWithoutQueueName, c.ManagedJobsNamespaceSelector = false, nil
+			})
+		}, "DOC018", "Kueue configuration", SeverityError, []string{"in team namespace(s) team-nlp, a job without the kueue.x-k8s.io/queue-name label runs at once without quota (manageJobsWithoutQueueName is false)"}},
+		"team namespaces not selected": {func(s *Snapshot) {
+			withConfig(s, kueue.NewestVersion, func(c *spec.KueueConfiguration) {
+				c.ManagedJobsNamespaceSelector = &spec.LabelSelector{MatchLabels: map[string]string{"kueue": "managed"}}
+			})
+		}, "DOC018", "Kueue configuration", SeverityError, []string{"does not select namespace(s) team-nlp, which are team namespaces or hold LocalQueues",
+			"every job, with a queue-name label or not, runs at once without quota"}},
+		"a LocalQueue outside the team namespaces": {func(s *Snapshot) {
+			s.Namespaces = append(s.Namespaces, corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "research"}})
+			s.LocalQueues = append(s.LocalQueues, kueuev1beta2.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: "research"},
+				Spec: kueuev1beta2.LocalQueueSpec{ClusterQueue: "team-nlp"}, Status: kueuev1beta2.LocalQueueStatus{Conditions: active("Ready", true)}})
+		}, "DOC018", "Kueue configuration", SeverityError, []string{"does not select namespace(s) research"}},
 		"webhooks time out": {func(s *Snapshot) {
 			s.Webhook.Err = &TimeoutError{What: "Kueue's webhooks", After: 5 * time.Second, Err: errors.New("context deadline exceeded")}
 		}, "DOC003", "Kueue webhooks", SeverityError, []string{"did not answer within 5s", "frozen"}},
@@ -273,6 +336,15 @@ func TestAnalyzeFindings(t *testing.T) {
 		}, "DOC013", "Workload team-nlp/stuck", SeverityWarning, []string{"admitted, but its pods are not ready"}},
 		"never seen by Kueue": {func(s *Snapshot) { s.Workloads = []kueuev1beta2.Workload{workload("lost", time.Hour)} }, "DOC013", "Workload team-nlp/lost",
 			SeverityWarning, []string{"Kueue has not looked at it"}},
+		"MultiKueue worker not Active": {func(s *Snapshot) {
+			s.MultiKueueClusters[0].Status.Conditions = active("ClientConnectionFailed", false)
+		}, "DOC019", "MultiKueueCluster worker-1", SeverityError, []string{"MultiKueue worker worker-1 is not Active (ClientConnectionFailed: ClientConnectionFailed message): " +
+			"the manager dispatches nothing to it", "worker_access"}},
+		"MultiKueue worker refuses JobSets to the manager": {func(s *Snapshot) {
+			s.Workers = []WorkerAccess{{Cluster: "worker-1", Secret: "kueue-system/worker-1-kubeconfig",
+				Denied: []string{"create, delete jobsets.jobset.x-k8s.io", "get jobsets/status.jobset.x-k8s.io"}, DeniedKinds: []string{"JobSets"}}}
+		}, "DOC019", "MultiKueueCluster worker-1", SeverityError, []string{"in MultiKueue worker worker-1 the manager's credentials (Secret kueue-system/worker-1-kubeconfig) " +
+			"may not create, delete jobsets.jobset.x-k8s.io; get jobsets/status.jobset.x-k8s.io: MultiKueue cannot dispatch JobSets to it", "apply the worker's mlplatform_multikueue_cluster"}},
 		"a read failed": {func(s *Snapshot) {
 			s.CQRead.What = "ClusterQueues"
 			s.CQRead.Err = apierrors.NewForbidden(schema.GroupResource{Group: "kueue.x-k8s.io", Resource: "clusterqueues"}, "", errors.New("no"))
@@ -326,7 +398,7 @@ func TestFindingsMostSevereFirst(t *testing.T) {
 	if got := strings.Join(ids, ", "); got != "error DOC003, error MLP005, warning DOC013" {
 		t.Errorf("order: %s\n%s", got, b.String())
 	}
-	if !strings.Contains(b.String(), "3 of 37 checks found something: 2 errors, 1 warning") {
+	if !strings.Contains(b.String(), "3 of 42 checks found something: 2 errors, 1 warning") {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }

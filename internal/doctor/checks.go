@@ -51,7 +51,8 @@ var (
 // --list` (which lists the rules after them).
 var Checks = []Check{
 	CheckNotRun, CheckKueueCRDs, CheckKueueVersion, CheckKueueWebhooks, CheckProvisioningAPI, CheckAdmissionCheck,
-	CheckClusterQueue, CheckLocalQueue, CheckPoolRunning, CheckWorkloadPending, CheckStoredV1beta1,
+	CheckClusterQueue, CheckLocalQueue, CheckPoolRunning, CheckWorkloadPending, CheckStoredV1beta1, CheckKindUnmanaged,
+	CheckWaitForPodsReady, CheckJobsBypassQuota, CheckMultiKueueWorker,
 }
 
 // Finding is one thing doctor found wrong: a finding of one of its checks

@@ -50,7 +50,8 @@ const usage = `usage: mlplatform doctor [flags]
 Checks the live platform, with the provider's settings (flags, else the same
 environment variables the provider reads): Kueue's CRDs, version and webhooks;
 the ProvisioningRequest API when a provisioning check exists; every AdmissionCheck,
-ClusterQueue and LocalQueue Active; every GKE node pool RUNNING; workloads
+ClusterQueue, LocalQueue and MultiKueue worker Active; Kueue's configuration
+against the kinds the cluster serves; every GKE node pool RUNNING; workloads
 waiting longer than --pending-threshold, and why; and every rule of the platform
 that mlplatform report runs on a plan (MLP001...), on what the cluster and GKE
 hold, with NetworkPolicies that widen a team namespace's default deny. One
@@ -66,6 +67,9 @@ request per kind; read-only (--rbac prints the access it needs).
   --check-timeout DURATION           bound of each request and of the webhook probe (default 10s)
   --timeout DURATION                 bound of the whole run (default 2m)
   --pending-threshold DURATION       a workload waiting longer is a finding (default 30m)
+  --multikueue-workers               on a MultiKueue manager, ask each worker (one SelfSubjectAccessReview
+                                     per verb) whether the manager's credentials may do what it dispatches
+                                     there: reads their kubeconfig Secrets in kueue-system, never prints them
   --format text|json                 default text
   --list                             list the checks and rules, and exit
   --rbac                             print the read-only ClusterRole (and Role in kueue-system)
@@ -96,6 +100,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	threshold := fs.Duration("pending-threshold", 30*time.Minute, "pending workloads")
 	list := fs.Bool("list", false, "list the checks")
 	printRBAC := fs.Bool("rbac", false, "print the RBAC doctor needs")
+	workers := fs.Bool("multikueue-workers", false, "ask each MultiKueue worker what the manager may do there")
 	usageErr := func(err error) int {
 		fmt.Fprintf(stderr, "mlplatform doctor: %v\n\n%s", err, usage)
 		return ExitUsage
@@ -135,7 +140,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	opts := Options{CheckTimeout: *checkTimeout, PendingThreshold: *threshold}
+	opts := Options{CheckTimeout: *checkTimeout, PendingThreshold: *threshold, MultiKueueWorkers: *workers}
 	res, err := RunConfig(ctx, cfg, opts)
 	if err != nil {
 		return fail(err)

@@ -47,6 +47,10 @@ type Options struct {
 	PendingThreshold time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// MultiKueueWorkers asks each MultiKueue worker, with the manager's
+	// credentials from its kubeconfig Secret in kueue-system, what they may
+	// do there (DOC019). Off by default: it is the one read of a Secret.
+	MultiKueueWorkers bool
 }
 
 func (o Options) withDefaults() Options {
@@ -122,6 +126,12 @@ type Snapshot struct {
 	ProvisioningConfigsRead Read
 	MultiKueueConfigs       []kueuev1beta2.MultiKueueConfig
 	MultiKueueConfigsRead   Read
+	// MultiKueueClusters are a MultiKueue manager's workers; Workers what
+	// each answered when asked what the manager may do there (only with
+	// Options.MultiKueueWorkers).
+	MultiKueueClusters     []kueuev1beta2.MultiKueueCluster
+	MultiKueueClustersRead Read
+	Workers                []WorkerAccess
 	// ServiceAccounts are every ServiceAccount of every namespace: those
 	// bound to a Google service account are the Workload Identity bindings.
 	ServiceAccounts     []corev1.ServiceAccount
@@ -147,7 +157,9 @@ var ErrUnreachable = errors.New("the Kubernetes API server did not answer")
 var ErrRefused = errors.New("the Kubernetes API server refused every read doctor needs")
 
 // Gather reads the platform: one LIST per kind, one dry-run create, one
-// ListNodePools. It reads no Secret. Each request is bounded by opts.CheckTimeout, all of them
+// ListNodePools. It reads no Secret, unless opts.MultiKueueWorkers asks it to
+// read each MultiKueue worker's kubeconfig Secret and ask the worker
+// (gatherWorkers). Each request is bounded by opts.CheckTimeout, all of them
 // by ctx. A failed read is recorded in the Snapshot (the checks that need
 // it report DOC000); Gather fails only when no Kubernetes read succeeded
 // (ErrUnreachable, or ErrRefused when the server refused the credentials).
@@ -176,7 +188,7 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &crd); err != nil {
 				return fmt.Errorf("decode CRD %s: %w", u.GetName(), err)
 			}
-			if strings.HasSuffix(crd.Name, "."+kueuev1beta2.SchemeGroupVersion.Group) || crd.Name == provisioningRequestCRD || otherPolicyKinds[crd.Name] != "" {
+			if strings.HasSuffix(crd.Name, "."+kueuev1beta2.SchemeGroupVersion.Group) || crd.Name == provisioningRequestCRD || otherPolicyKinds[crd.Name] != "" || isFrameworkCRD(crd) {
 				s.CRDs = append(s.CRDs, crd)
 			}
 		}
@@ -266,6 +278,16 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 		}
 		return err
 	})
+	s.MultiKueueClustersRead = read("MultiKueueClusters", func(ctx context.Context) error {
+		l, err := q.MultiKueueClusters().List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.MultiKueueClusters = l.Items
+		}
+		return err
+	})
+	if opts.MultiKueueWorkers && s.MultiKueueClustersRead.ok() {
+		gatherWorkers(ctx, s, src, opts.CheckTimeout)
+	}
 	s.ServiceAccountsRead = read("ServiceAccounts", func(ctx context.Context) error {
 		l, err := k.Core.CoreV1().ServiceAccounts("").List(ctx, metav1.ListOptions{})
 		if err == nil {

@@ -39,7 +39,8 @@ const MigrationStep = "hack/migrate-to-v1beta2.sh"
 
 // kueueKinds are the Kueue CRDs the provider writes or doctor reads.
 var kueueKinds = []string{
-	"admissionchecks", "clusterqueues", "cohorts", "localqueues", "multikueueconfigs", "provisioningrequestconfigs",
+	"admissionchecks", "clusterqueues", "cohorts", "localqueues", "multikueueclusters", "multikueueconfigs",
+	"provisioningrequestconfigs",
 	"resourceflavors", "workloadpriorityclasses", "workloads",
 }
 

@@ -16,9 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
 
@@ -61,7 +63,6 @@ resource "mlplatform_local_queue" "%[1]s" {
 // Workload says which worker admitted it; that worker must hold the Job.
 func dispatched(ctx context.Context, m *testenv.Multi, name string) (string, error) {
 	core := kubernetes.NewForConfigOrDie(m.Manager.REST)
-	kq := kueueclient.NewForConfigOrDie(m.Manager.REST)
 	job, err := core.BatchV1().Jobs(team).Create(ctx, acctest.QueuedJob(team, name, "gpu", "", "1"), metav1.CreateOptions{})
 	if err != nil {
 		return "", err
@@ -71,18 +72,45 @@ func dispatched(ctx context.Context, m *testenv.Multi, name string) (string, err
 	if job.Spec.ManagedBy == nil || *job.Spec.ManagedBy != "kueue.x-k8s.io/multikueue" {
 		return "", fmt.Errorf("job %s: spec.managedBy is %v after create in the manager, want kueue.x-k8s.io/multikueue set by Kueue", name, job.Spec.ManagedBy)
 	}
-	var cluster, last string
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+	wl, err := admittedBy(ctx, m, "Job", name)
+	if err != nil {
+		return "", err
+	}
+	cluster := *wl.Status.ClusterName
+	for i, w := range m.Workers {
+		if fmt.Sprintf("worker-%d", i+1) != cluster {
+			continue
+		}
+		wcore := kubernetes.NewForConfigOrDie(w.REST)
+		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err := wcore.BatchV1().Jobs(team).Get(ctx, name, metav1.GetOptions{})
+			return err == nil, nil
+		})
+		if err != nil {
+			return cluster, fmt.Errorf("job %s: admitted by %s, which does not hold the Job: %w", name, cluster, err)
+		}
+	}
+	return cluster, nil
+}
+
+// admittedBy waits until the manager's Workload of the kind/name in the
+// team's namespace names the worker that admitted it (status.clusterName,
+// which Kueue sets with the MultiKueue check's Ready state) and returns it.
+func admittedBy(ctx context.Context, m *testenv.Multi, kind, name string) (*kueuev1beta2.Workload, error) {
+	kq := kueueclient.NewForConfigOrDie(m.Manager.REST)
+	var admitted *kueuev1beta2.Workload
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
 		wls, err := kq.KueueV1beta2().Workloads(team).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, nil //nolint:nilerr // retried until the deadline
 		}
 		for _, wl := range wls.Items {
 			for _, o := range wl.OwnerReferences {
-				if o.Kind == "Job" && o.Name == name {
+				if o.Kind == kind && o.Name == name {
 					last = fmt.Sprintf("%+v", wl.Status)
 					if wl.Status.ClusterName != nil && *wl.Status.ClusterName != "" {
-						cluster = *wl.Status.ClusterName
+						admitted = &wl
 						return true, nil
 					}
 				}
@@ -107,38 +135,29 @@ func dispatched(ctx context.Context, m *testenv.Multi, name string) (string, err
 				}
 				data, _ := os.ReadFile(filepath.Join(e.Dir, "logs", "kueue.log"))
 				for _, l := range strings.Split(string(data), "\n") {
-					if strings.Contains(l, "job-"+name) || strings.Contains(l, "gpu") {
+					if strings.Contains(l, strings.ToLower(kind)+"-"+name) || strings.Contains(l, "gpu") {
 						fmt.Println(e.Cluster, l)
 					}
 				}
 			}
 		}
-		return "", fmt.Errorf("job %s: the manager's Workload names no worker (last status %s; manager LocalQueues %v): %w", name, last, queues, err)
+		return nil, fmt.Errorf("%s %s: the manager's Workload names no worker (last status %s; manager LocalQueues %v): %w", kind, name, last, queues, err)
 	}
-	for i, w := range m.Workers {
-		if fmt.Sprintf("worker-%d", i+1) != cluster {
-			continue
-		}
-		wcore := kubernetes.NewForConfigOrDie(w.REST)
-		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
-			_, err := wcore.BatchV1().Jobs(team).Get(ctx, name, metav1.GetOptions{})
-			return err == nil, nil
-		})
-		if err != nil {
-			return cluster, fmt.Errorf("job %s: admitted by %s, which does not hold the Job: %w", name, cluster, err)
-		}
-	}
-	return cluster, nil
+	return admitted, nil
 }
 
 // createNamespaces creates the team's namespace in every cluster (the
 // worker mirrors the manager's namespaces and LocalQueues, as MultiKueue
-// requires).
+// requires), labelled as mlplatform_team_namespace labels it: Kueue
+// (v0.15 on) manages jobs only in the namespaces its
+// managedJobsNamespaceSelector selects, queue-name label or not, and the
+// platform's configuration selects the team namespaces. Unlabelled, a Job
+// in the manager would never be admitted, nor one dispatched to a worker.
 func createNamespaces(ctx context.Context, t *testing.T, m *testenv.Multi) {
 	t.Helper()
 	for _, e := range m.Envs() {
 		core := kubernetes.NewForConfigOrDie(e.REST)
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: team}}
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: team, Labels: map[string]string{spec.TeamLabel: team}}}
 		if _, err := core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}

@@ -115,7 +115,7 @@ type claimed struct {
 // resource instance's (Part.claim; claimWorker and claimManager say what
 // it may take that it did not record).
 func (m MultiKueueClusters) claim(ctx context.Context, wc *kube.Client, ref Ref, s spec.MultiKueueCluster, creating bool) (claimed, error) {
-	c := claimed{w: newWorkerParts(wc, s.Worker, s.ServiceAccount), mg: m.managerParts(ref.Name, s.SecretName())}
+	c := claimed{w: newWorkerParts(wc, s.Worker, s.ServiceAccount, s.Frameworks), mg: m.managerParts(ref.Name, s.SecretName())}
 	takeWorker, takeManager := claimWorker(ctx, creating), claimManager(ctx, c.mg, creating)
 	workerErr := func(err error) error {
 		var no *NotOwnedError

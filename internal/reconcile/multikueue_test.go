@@ -82,7 +82,7 @@ func TestWorkerProblem(t *testing.T) {
 // is not.
 func TestSameRules(t *testing.T) {
 	t.Parallel()
-	want := workerRole()
+	want := workerRole(nil)
 	var split []rbacv1.PolicyRule
 	for i := len(want) - 1; i >= 0; i-- {
 		for _, v := range want[i].Verbs {
@@ -105,15 +105,23 @@ func TestSameRules(t *testing.T) {
 func TestWorkerDrift(t *testing.T) {
 	t.Parallel()
 	const sa = "mlplatform-multikueue"
-	role := readBack(t, workerClusterRole(sa), func(r *rbacv1.ClusterRole) *rbacv1.ClusterRole { return r })
+	role := readBack(t, workerClusterRole(sa, nil), func(r *rbacv1.ClusterRole) *rbacv1.ClusterRole { return r })
+	// The previous release's ClusterRole: batch/v1 Jobs and Workloads only.
+	jobsOnly := readBack(t, workerClusterRole(sa, []string{"batch/job"}), func(r *rbacv1.ClusterRole) *rbacv1.ClusterRole { return r })
 	binding := readBack(t, workerBinding(sa), func(b *rbacv1.ClusterRoleBinding) *rbacv1.ClusterRoleBinding { return b })
 	type drift struct{ Role, Binding string }
 	for name, tc := range map[string]struct {
 		edit func(*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding)
 		want drift
 	}{
-		"as written":      {func(*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding) {}, drift{}},
-		"a verb less":     {func(r *rbacv1.ClusterRole, _ *rbacv1.ClusterRoleBinding) { r.Rules[0].Verbs = r.Rules[0].Verbs[1:] }, drift{Role: "rules changed"}},
+		"as written": {func(*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding) {}, drift{}},
+		"a verb less": {func(r *rbacv1.ClusterRole, _ *rbacv1.ClusterRoleBinding) {
+			r.Rules[len(r.Rules)-1].Verbs = r.Rules[len(r.Rules)-1].Verbs[1:]
+		}, drift{Role: "rules changed"}},
+		"no create of Jobs": {func(r *rbacv1.ClusterRole, _ *rbacv1.ClusterRoleBinding) { r.Rules[0].Verbs = r.Rules[0].Verbs[1:] },
+			drift{Role: "rules lack Jobs (MultiKueue cannot dispatch them)"}},
+		"the previous release's role": {func(r *rbacv1.ClusterRole, _ *rbacv1.ClusterRoleBinding) { r.Rules = jobsOnly.Rules },
+			drift{Role: "rules lack JobSets (MultiKueue cannot dispatch them)"}},
 		"another role":    {func(_ *rbacv1.ClusterRole, b *rbacv1.ClusterRoleBinding) { b.RoleRef.Name = "admin" }, drift{Binding: "changed"}},
 		"a Role":          {func(_ *rbacv1.ClusterRole, b *rbacv1.ClusterRoleBinding) { b.RoleRef.Kind = "Role" }, drift{Binding: "changed"}},
 		"no subject":      {func(_ *rbacv1.ClusterRole, b *rbacv1.ClusterRoleBinding) { b.Subjects = nil }, drift{Binding: "changed"}},
@@ -126,7 +134,7 @@ func TestWorkerDrift(t *testing.T) {
 			t.Parallel()
 			r, b := role.DeepCopy(), binding.DeepCopy()
 			tc.edit(r, b)
-			if d := cmp.Diff(tc.want, drift{workerRoleDrift(r), workerBindingDrift(sa)(b)}); d != "" {
+			if d := cmp.Diff(tc.want, drift{workerRoleDrift(nil)(r), workerBindingDrift(sa)(b)}); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -43,8 +44,8 @@ type workerParts struct {
 
 // newWorkerParts are the objects of service account sa in worker w (wc):
 // the service account in kueue-system, the ClusterRole of spec.WorkerRBAC
-// and the binding of one to the other, all named sa.
-func newWorkerParts(wc *kube.Client, w spec.Worker, sa string) workerParts {
+// for frameworks and the binding of one to the other, all named sa.
+func newWorkerParts(wc *kube.Client, w spec.Worker, sa string, frameworks []string) workerParts {
 	saRef, rbacRef := Ref{Namespace: spec.KueueNamespace, Name: sa}, Ref{Name: sa}
 	return workerParts{
 		sa: Part[*corev1.ServiceAccount, *corev1ac.ServiceAccountApplyConfiguration]{Kind: "ServiceAccount", Ref: saRef,
@@ -54,7 +55,7 @@ func newWorkerParts(wc *kube.Client, w spec.Worker, sa string) workerParts {
 			}},
 		role: Part[*rbacv1.ClusterRole, *rbacv1ac.ClusterRoleApplyConfiguration]{Kind: "ClusterRole", Ref: rbacRef,
 			Key: workerKey("ClusterRole", rbacRef, w), API: wc.Core.RbacV1().ClusterRoles(),
-			Want: func() *rbacv1ac.ClusterRoleApplyConfiguration { return workerClusterRole(sa) }, Drift: workerRoleDrift},
+			Want: func() *rbacv1ac.ClusterRoleApplyConfiguration { return workerClusterRole(sa, frameworks) }, Drift: workerRoleDrift(frameworks)},
 		binding: Part[*rbacv1.ClusterRoleBinding, *rbacv1ac.ClusterRoleBindingApplyConfiguration]{Kind: "ClusterRoleBinding", Ref: rbacRef,
 			Key: workerKey("ClusterRoleBinding", rbacRef, w), API: wc.Core.RbacV1().ClusterRoleBindings(),
 			Want: func() *rbacv1ac.ClusterRoleBindingApplyConfiguration { return workerBinding(sa) }, Drift: workerBindingDrift(sa)},
@@ -62,21 +63,36 @@ func newWorkerParts(wc *kube.Client, w spec.Worker, sa string) workerParts {
 }
 
 // workerClusterRole is the ClusterRole sa the platform writes: spec.WorkerRBAC.
-func workerClusterRole(sa string) *rbacv1ac.ClusterRoleApplyConfiguration {
+func workerClusterRole(sa string, frameworks []string) *rbacv1ac.ClusterRoleApplyConfiguration {
 	role := rbacv1ac.ClusterRole(sa)
-	for _, r := range spec.WorkerRBAC() {
+	for _, r := range spec.WorkerRBAC(frameworks) {
 		role.WithRules(rbacv1ac.PolicyRule().WithAPIGroups(r.APIGroups...).WithResources(r.Resources...).WithVerbs(r.Verbs...))
 	}
 	return role
 }
 
-// workerRoleDrift says whether a ClusterRole grants other than
-// spec.WorkerRBAC (compared as a set: sameRules).
-func workerRoleDrift(r *rbacv1.ClusterRole) string {
-	if sameRules(r.Rules, workerRole()) {
-		return ""
+// workerRoleDrift says how a ClusterRole differs from spec.WorkerRBAC for
+// frameworks (compared as a set of group/resource:verb grants): the kinds
+// the manager dispatches that it does not let the manager create there
+// (MultiKueue cannot dispatch them), or that its rules changed.
+func workerRoleDrift(frameworks []string) func(*rbacv1.ClusterRole) string {
+	want := workerRole(frameworks)
+	return func(r *rbacv1.ClusterRole) string {
+		if sameRules(r.Rules, want) {
+			return ""
+		}
+		have := grants(r.Rules)
+		var missing []string
+		for _, f := range spec.DispatchedKinds(frameworks) {
+			if !slices.Contains(have, f.Group+"/"+f.Resource+":create") {
+				missing = append(missing, f.Kind+"s")
+			}
+		}
+		if len(missing) > 0 {
+			return "rules lack " + strings.Join(missing, ", ") + " (MultiKueue cannot dispatch them)"
+		}
+		return "rules changed"
 	}
-	return "rules changed"
 }
 
 // workerBinding is the ClusterRoleBinding sa the platform writes: the
@@ -101,9 +117,9 @@ func workerBindingDrift(sa string) func(*rbacv1.ClusterRoleBinding) string {
 }
 
 // workerRole is the ClusterRole the platform wants in the worker.
-func workerRole() []rbacv1.PolicyRule {
+func workerRole(frameworks []string) []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
-	for _, r := range spec.WorkerRBAC() {
+	for _, r := range spec.WorkerRBAC(frameworks) {
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: r.APIGroups, Resources: r.Resources, Verbs: r.Verbs})
 	}
 	return rules
@@ -115,7 +131,7 @@ func workerRole() []rbacv1.PolicyRule {
 // again by someone is noted, and reads as replaced): WorkerAccessGranted,
 // or what Part.check says of the first that is not.
 func workerAccess(ctx context.Context, wc *kube.Client, s spec.MultiKueueCluster) (string, error) {
-	p := newWorkerParts(wc, s.Worker, s.ServiceAccount)
+	p := newWorkerParts(wc, s.Worker, s.ServiceAccount, s.Frameworks)
 	for _, check := range []func(context.Context) (string, error){p.sa.check, p.role.check, p.binding.check} {
 		if why, err := check(ctx); err != nil || why != "" {
 			return why, err
@@ -128,22 +144,22 @@ func workerAccess(ctx context.Context, wc *kube.Client, s spec.MultiKueueCluster
 // made again by someone since the platform recorded it.
 const WorkerObjectReplaced = "made again by someone (not the one mlplatform created)"
 
-func sameRules(a, b []rbacv1.PolicyRule) bool {
-	norm := func(rs []rbacv1.PolicyRule) []string {
-		var out []string
-		for _, r := range rs {
-			for _, g := range r.APIGroups {
-				for _, res := range r.Resources {
-					for _, v := range r.Verbs {
-						out = append(out, g+"/"+res+":"+v)
-					}
+func sameRules(a, b []rbacv1.PolicyRule) bool { return slices.Equal(grants(a), grants(b)) }
+
+// grants are rules as sorted group/resource:verb grants.
+func grants(rs []rbacv1.PolicyRule) []string {
+	var out []string
+	for _, r := range rs {
+		for _, g := range r.APIGroups {
+			for _, res := range r.Resources {
+				for _, v := range r.Verbs {
+					out = append(out, g+"/"+res+":"+v)
 				}
 			}
 		}
-		slices.Sort(out)
-		return slices.Compact(out)
 	}
-	return slices.Equal(norm(a), norm(b))
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // retire deletes the manager's former access after the new one works: the
@@ -209,7 +225,7 @@ func applyWorkerAccess(ctx context.Context, wc *kube.Client, cl claimed) error {
 //
 // take is claimWorker's answer at the start of the operation.
 func deleteWorkerAccess(ctx context.Context, wc *kube.Client, w spec.Worker, sa string, take func(metav1.Object) bool) error {
-	p := newWorkerParts(wc, w, sa)
+	p := newWorkerParts(wc, w, sa, nil) // the ClusterRole is deleted by name: its rules do not matter
 	obj, found, err := p.sa.read(ctx)
 	if err != nil {
 		return err

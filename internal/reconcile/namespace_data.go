@@ -30,7 +30,7 @@ var ErrHoldsData = errors.New("namespace holds data or unfinished work")
 type HoldsDataError struct {
 	Namespace string
 	PVCs      []string // PersistentVolumeClaims (with their size)
-	Jobs      []string // batch/v1 Jobs not complete or failed
+	Jobs      []string // batch/v1 Jobs not complete or failed (and not a listed JobSet's)
 	JobSets   []string // jobset.x-k8s.io JobSets not completed or failed
 	Workloads []string // Kueue Workloads not finished (and not a listed Job's or JobSet's)
 }
@@ -78,16 +78,12 @@ func NamespaceData(ctx context.Context, c *kube.Client, ns string) error {
 			e.PVCs = append(e.PVCs, p.Name+pvcSize(p))
 		}
 	}
-	owners := map[string]bool{} // kind/name of the listed jobs, whose workloads they stand for
-	jobs, err := c.Core.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return fmt.Errorf("list Jobs in %s: %w", ns, err)
-	}
-	for _, j := range jobs.Items {
-		if state, done := jobState(j); !done && j.DeletionTimestamp == nil {
-			e.Jobs = append(e.Jobs, j.Name+" ("+state+")")
-			owners["Job/"+j.Name] = true
-		}
+	// owners: kind/name of the listed JobSets and Jobs, which stand for the
+	// Jobs and Workloads they own (a JobSet's Jobs, a JobSet's or Job's
+	// Workload), so those are not named again.
+	owners := map[string]bool{}
+	ownedByListed := func(refs []metav1.OwnerReference) bool {
+		return slices.ContainsFunc(refs, func(o metav1.OwnerReference) bool { return owners[o.Kind+"/"+o.Name] })
 	}
 	sets, err := c.Dynamic.Resource(jobSets).Namespace(ns).List(ctx, metav1.ListOptions{})
 	switch {
@@ -102,6 +98,16 @@ func NamespaceData(ctx context.Context, c *kube.Client, ns string) error {
 			}
 		}
 	}
+	jobs, err := c.Core.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list Jobs in %s: %w", ns, err)
+	}
+	for _, j := range jobs.Items {
+		if state, done := jobState(j); !done && j.DeletionTimestamp == nil && !ownedByListed(j.OwnerReferences) {
+			e.Jobs = append(e.Jobs, j.Name+" ("+state+")")
+			owners["Job/"+j.Name] = true
+		}
+	}
 	wls, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{})
 	switch {
 	case notServed(err):
@@ -110,7 +116,7 @@ func NamespaceData(ctx context.Context, c *kube.Client, ns string) error {
 	default:
 		for _, w := range wls.Items {
 			if meta.IsStatusConditionTrue(w.Status.Conditions, kueuev1beta2.WorkloadFinished) || w.DeletionTimestamp != nil ||
-				slices.ContainsFunc(w.OwnerReferences, func(o metav1.OwnerReference) bool { return owners[o.Kind+"/"+o.Name] }) {
+				ownedByListed(w.OwnerReferences) {
 				continue
 			}
 			e.Workloads = append(e.Workloads, w.Name+" ("+workloadState(w)+")")
@@ -155,7 +161,9 @@ func jobState(j batchv1.Job) (string, bool) {
 	return "not started", false
 }
 
-// jobSetState says how far a JobSet is, and whether it is done.
+// jobSetState says how far a JobSet is, and whether it is done: the JobSet
+// controller (v0.12) sets condition Completed or Failed to True when it
+// finishes (and status.terminalState to the same word).
 func jobSetState(js unstructured.Unstructured) (string, bool) {
 	var status struct {
 		Conditions []metav1.Condition `json:"conditions"`

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -124,8 +125,12 @@ type MultiKueueCluster struct {
 	Name           string // MultiKueueCluster name; the Secret is Name + "-kubeconfig"
 	Worker         Worker
 	ServiceAccount string // in the worker's kueue-system; also the ClusterRole and ClusterRoleBinding name
-	TokenValidity  time.Duration
-	RotateBefore   time.Duration
+	// Frameworks are the Kueue integrations the manager dispatches to the
+	// worker (its integrations.frameworks): the worker's ClusterRole grants
+	// the manager each one's kind (WorkerRBAC). nil = DefaultKueueConfiguration's.
+	Frameworks    []string
+	TokenValidity time.Duration
+	RotateBefore  time.Duration
 	// RewriteKubeconfig is not a setting: the plan says the Secret gets a
 	// new token (a rotation, a changed worker or token validity).
 	RewriteKubeconfig bool
@@ -169,6 +174,15 @@ func (c MultiKueueCluster) Validate() FieldErrors {
 			}
 		}
 	}
+	names := KueueFrameworkNames()
+	for i, f := range c.Frameworks {
+		switch _, ok := LookupKueueFramework(f); {
+		case !ok:
+			errs.add(Path{"frameworks", i}, "Unknown Framework", "%q is not one of Kueue's integrations (%s)%s.", f, strings.Join(names, ", "), didYouMean(f, names))
+		case slices.Index(c.Frameworks, f) < i:
+			errs.add(Path{"frameworks", i}, "Duplicate Framework", "%s is listed twice; list each once.", f)
+		}
+	}
 	if c.ServiceAccount != "" {
 		if p := DNSSubdomainProblem(c.ServiceAccount); p != "" {
 			errs.add(Path{"worker_service_account"}, "Invalid Service Account Name", "%q is not a service account name: %s, e.g. %q.", c.ServiceAccount, p, DefaultWorkerServiceAccount)
@@ -207,16 +221,41 @@ func title(s string) string {
 
 // WorkerRBAC are the rules MultiKueue documents for the manager's account in
 // a worker (Kueue site, "Setup a MultiKueue environment", the ClusterRole of
-// its create-multikueue-kubeconfig.sh), for batch/v1 Jobs: the Jobs it
-// creates there, and the Workloads it mirrors, with their status.
-func WorkerRBAC() []PolicyRule {
+// its create-multikueue-kubeconfig.sh), for each of the frameworks the
+// manager dispatches: the objects of its kind it creates there, and their
+// status (batch/v1 Jobs, JobSets, ... alike), then the Workloads it mirrors,
+// with their status. Frameworks Kueue has no MultiKueue adapter for
+// (deployment, sparkoperator.k8s.io/sparkapplication) are never dispatched
+// and grant nothing; unknown ones are refused by Validate. A manager watches
+// every kind it manages in each worker: Kueue v0.19 marks a worker whose role
+// lacks one inactive (ClientConnectionFailed), for every kind.
+func WorkerRBAC(frameworks []string) []PolicyRule {
 	objects := []string{"create", "delete", "get", "list", "watch"}
-	return []PolicyRule{
-		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: objects},
-		{APIGroups: []string{"batch"}, Resources: []string{"jobs/status"}, Verbs: []string{"get"}},
-		{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads"}, Verbs: objects},
-		{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads/status"}, Verbs: []string{"get", "patch", "update"}},
+	var rules []PolicyRule
+	for _, f := range DispatchedKinds(frameworks) {
+		rules = append(rules,
+			PolicyRule{APIGroups: []string{f.Group}, Resources: []string{f.Resource}, Verbs: objects},
+			PolicyRule{APIGroups: []string{f.Group}, Resources: []string{f.Resource + "/status"}, Verbs: []string{"get"}})
 	}
+	return append(rules,
+		PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads"}, Verbs: objects},
+		PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads/status"}, Verbs: []string{"get", "patch", "update"}})
+}
+
+// DispatchedKinds are the frameworks a MultiKueue manager dispatches to
+// its workers (those with a MultiKueue adapter), each once, in the order
+// given; nil frameworks are DefaultKueueConfiguration's.
+func DispatchedKinds(frameworks []string) []KueueFramework {
+	if frameworks == nil {
+		frameworks = DefaultKueueConfiguration().Frameworks
+	}
+	var out []KueueFramework
+	for _, name := range frameworks {
+		if f, ok := LookupKueueFramework(name); ok && f.MultiKueue && !slices.ContainsFunc(out, func(o KueueFramework) bool { return o.Name == name }) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // PolicyRule is an RBAC rule.

@@ -1,7 +1,8 @@
 // Package testenv starts the real parts the provider is tested against: etcd,
-// kube-apiserver, kube-controller-manager and the Kueue manager (out of
-// cluster, with its webhooks and conversion webhooks), plus the in-process
-// GKE/IAM fake. The same environment backs acceptance tests (one per package,
+// kube-apiserver, kube-controller-manager, the JobSet controller (out of
+// cluster, with its webhooks) and the Kueue manager (out of cluster, with its
+// webhooks and conversion webhooks; it manages Jobs and JobSets), plus the
+// in-process GKE/IAM fake. The same environment backs acceptance tests (one per package,
 // through TestMain) and the local sandbox (`mlplatform sandbox up`).
 //
 // The binaries are built from Go modules by scripts/tools.sh into a
@@ -46,8 +47,9 @@ const (
 
 // Options configures Start. The zero value starts everything.
 type Options struct {
-	// BinDir holds etcd, kube-apiserver, kube-controller-manager, kueue and
-	// kueue-manifests/. Default: $MLPLATFORM_TEST_BINS.
+	// BinDir holds etcd, kube-apiserver, kube-controller-manager, jobset,
+	// jobset-manifests/, kueue and kueue-manifests/. Default:
+	// $MLPLATFORM_TEST_BINS.
 	BinDir string
 	// KueueBinDir holds the kueue binary and kueue-manifests/ of the Kueue
 	// to run (e.g. $MLPLATFORM_TEST_BINS_OLDEST for the oldest supported
@@ -62,6 +64,9 @@ type Options struct {
 	// WithoutControllerManager skips kube-controller-manager (namespaces then
 	// never finish terminating).
 	WithoutControllerManager bool
+	// WithoutJobSet skips the JobSet controller and its CRD and webhooks
+	// (Kueue's jobset integration then waits for a CRD that never comes).
+	WithoutJobSet bool
 	// JobWebhooks installs Kueue's batch/v1 Job webhooks as well as those of
 	// its own kinds, as a real installation has them: a queued Job is
 	// suspended on create and, in a MultiKueue manager, gets
@@ -115,6 +120,7 @@ type Env struct {
 	// restartAPI starts kube-apiserver again as Start did (RestartAPIServer).
 	restartAPI func(context.Context) error
 	kueue      *kueueSetup
+	jobset     *jobsetSetup
 }
 
 // Processes returns the pids of the child processes, by name.
@@ -181,11 +187,12 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("create certificates: %w", err)
 	}
-	ports, err := freePorts(5)
+	ports, err := freePorts(7)
 	if err != nil {
 		return nil, err
 	}
 	etcdPort, etcdPeer, apiPort, webhookPort, healthPort := ports[0], ports[1], ports[2], ports[3], ports[4]
+	jobsetWebhookPort, jobsetHealthPort := ports[5], ports[6]
 
 	if err := e.startEtcd(ctx, etcdPort, etcdPeer); err != nil {
 		return nil, err
@@ -213,6 +220,23 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	step("Kueue CRDs installed")
+	// JobSet before Kueue: Kueue's jobset integration needs the CRD when it
+	// starts (and Kueue's JobSet webhooks are installed with Kueue's).
+	if !opts.WithoutJobSet {
+		j := &jobsetSetup{env: e, pki: p, webhookPort: jobsetWebhookPort, healthPort: jobsetHealthPort}
+		if j.version, err = jobsetVersionOf(e.bin("jobset")); err != nil {
+			return nil, err
+		}
+		if err := j.install(ctx); err != nil {
+			return nil, err
+		}
+		step("JobSet CRD and webhooks installed")
+		if err := j.start(ctx); err != nil {
+			return nil, err
+		}
+		e.jobset = j
+		step("JobSet controller %s ready (webhooks on https://127.0.0.1:%d)", j.version, jobsetWebhookPort)
+	}
 	if !opts.WithoutKueue {
 		if err := k.start(ctx); err != nil {
 			return nil, err
@@ -244,11 +268,14 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 func checkBins(opts Options) error {
 	if opts.BinDir == "" {
 		return fmt.Errorf("%s is not set: run scripts/tools.sh (or `make tools`) to build etcd, kube-apiserver, "+
-			"kube-controller-manager and the Kueue manager, then source the tools.env it writes", EnvBins)
+			"kube-controller-manager, the JobSet controller and the Kueue manager, then source the tools.env it writes", EnvBins)
 	}
 	need := []string{"etcd", "kube-apiserver"}
 	if !opts.WithoutControllerManager {
 		need = append(need, "kube-controller-manager")
+	}
+	if !opts.WithoutJobSet {
+		need = append(need, "jobset", filepath.Join("jobset-manifests", "crd"), filepath.Join("jobset-manifests", "webhooks.yaml"))
 	}
 	needKueue := []string{filepath.Join("kueue-manifests", "crd")}
 	if !opts.WithoutKueue {

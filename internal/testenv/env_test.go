@@ -5,22 +5,28 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueueconfig"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
 func TestStartNamesTheMissingPiece(t *testing.T) {
@@ -51,6 +57,36 @@ func TestStartWithoutBinDir(t *testing.T) {
 	}
 }
 
+// testJobSet is a JobSet of two replicated jobs (one pod of one GPU each),
+// labelled for the LocalQueue queue.
+func testJobSet(name, queue string) *unstructured.Unstructured {
+	rjob := func(name string) map[string]any {
+		return map[string]any{"name": name, "replicas": int64(1), "template": map[string]any{"spec": map[string]any{
+			"template": map[string]any{"spec": map[string]any{
+				"restartPolicy": "Never",
+				"containers": []any{map[string]any{"name": "train", "image": "trainer:1",
+					"resources": map[string]any{"requests": map[string]any{"nvidia.com/gpu": "1"}, "limits": map[string]any{"nvidia.com/gpu": "1"}}}},
+			}},
+		}}}
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+		"metadata": map[string]any{"name": name, "labels": map[string]any{"kueue.x-k8s.io/queue-name": queue}},
+		"spec":     map[string]any{"replicatedJobs": []any{rjob("leader"), rjob("workers")}},
+	}}
+}
+
+func jobNames(l *batchv1.JobList) []string {
+	if l == nil {
+		return nil
+	}
+	var names []string
+	for _, j := range l.Items {
+		names = append(names, j.Name)
+	}
+	return names
+}
+
 type logWriter struct{ t *testing.T }
 
 func (w logWriter) Write(p []byte) (int, error) {
@@ -60,7 +96,8 @@ func (w logWriter) Write(p []byte) (int, error) {
 
 // TestEnvironment starts every real part and checks each does its job: the
 // namespace controller finishes deletions, Kueue's webhooks default and
-// convert, Kueue's manager reconciles status, and Stop leaves no process.
+// convert, Kueue's manager reconciles status and admits a JobSet, the JobSet
+// controller creates and resumes its Jobs, and Stop leaves no process.
 func TestEnvironment(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("starts the real control plane: run with TF_ACC=1 (make testacc)")
@@ -136,6 +173,117 @@ func TestEnvironment(t *testing.T) {
 		t.Errorf("conversion returned %s", old.GetAPIVersion())
 	}
 
+	// JobSet: a JobSet labelled for a LocalQueue is suspended on create by
+	// Kueue's JobSet webhook, admitted by Kueue as one Workload of both its
+	// replicated jobs, then resumed; the JobSet controller creates its Jobs
+	// and resumes them with it.
+	if env.JobSetVersion() == "" {
+		t.Error("the environment runs no JobSet controller")
+	}
+	// A team namespace: Kueue manages jobs only in the namespaces its
+	// managedJobsNamespaceSelector selects (always, from v0.15), the
+	// platform's teams by default.
+	train := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "train", Labels: map[string]string{spec.TeamLabel: "train"}}}
+	if _, err := core.CoreV1().Namespaces().Create(ctx, train, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	lq := &kueuev1beta2.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: "train"},
+		Spec: kueuev1beta2.LocalQueueSpec{ClusterQueue: "team-a"}}
+	if _, err := kq.KueueV1beta2().LocalQueues("train").Create(ctx, lq, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	jobSets := dyn.Resource(jobSetsResource).Namespace("train")
+	js, err := jobSets.Create(ctx, testJobSet("gang", "gpu"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if suspended, _, _ := unstructured.NestedBool(js.Object, "spec", "suspend"); !suspended {
+		t.Errorf("a queued JobSet was created unsuspended: Kueue's JobSet webhook did not suspend it")
+	}
+	var jobs *batchv1.JobList
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		js, err := jobSets.Get(ctx, "gang", metav1.GetOptions{})
+		if err != nil {
+			return false, nil //nolint:nilerr // retried until the deadline
+		}
+		if suspended, _, _ := unstructured.NestedBool(js.Object, "spec", "suspend"); suspended {
+			return false, nil
+		}
+		if jobs, err = core.BatchV1().Jobs("train").List(ctx, metav1.ListOptions{}); err != nil || len(jobs.Items) != 2 {
+			return false, nil //nolint:nilerr // retried until the deadline
+		}
+		for _, j := range jobs.Items {
+			if j.Spec.Suspend == nil || *j.Spec.Suspend {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Errorf("the JobSet was not admitted and its 2 Jobs created and resumed within 60s (jobs %v): %v", jobNames(jobs), err)
+	}
+	wls, err := kq.KueueV1beta2().Workloads("train").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wls.Items) != 1 || len(wls.Items[0].Spec.PodSets) != 2 {
+		t.Errorf("want one Workload of the JobSet's 2 replicated jobs, got %+v", wls.Items)
+	}
+
+	// Kueue runs with data "mlplatform_kueue_configuration"'s defaults,
+	// written to its ConfigMap as an in-cluster install keeps them, and they
+	// take effect: a Job without a queue name in a team namespace is held
+	// (suspended, its Workload not admitted: it names no queue), one in
+	// another namespace runs.
+	cm, err := core.CoreV1().ConfigMaps(kueueNamespace).Get(ctx, KueueConfigMap, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running, err := kueueconfig.Parse(cm.Data[KueueConfigMapKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := spec.DefaultKueueConfiguration()
+	if !slices.Equal(running.Integrations.Frameworks, def.Frameworks) || !running.ManageJobsWithoutQueueName ||
+		running.ManagedJobsNamespaceSelector == nil || running.ManagedJobsNamespaceSelector.MatchExpressions[0].Key != spec.TeamLabel {
+		t.Errorf("Kueue's ConfigMap does not hold the data source's defaults:\n%s", cm.Data[KueueConfigMapKey])
+	}
+	if _, err := core.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tools"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	unqueued := func(ns string) *batchv1.Job {
+		return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "no-queue", Namespace: ns}, Spec: batchv1.JobSpec{
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+				Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}}}
+	}
+	for _, ns := range []string{"train", "tools"} {
+		if _, err := core.BatchV1().Jobs(ns).Create(ctx, unqueued(ns), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		j, err := core.BatchV1().Jobs("train").Get(ctx, "no-queue", metav1.GetOptions{})
+		if err != nil || j.Spec.Suspend == nil || !*j.Spec.Suspend {
+			return false, nil //nolint:nilerr // retried until the deadline
+		}
+		wl, err := kq.KueueV1beta2().Workloads("train").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil //nolint:nilerr // retried until the deadline
+		}
+		for _, w := range wl.Items {
+			if len(w.OwnerReferences) > 0 && w.OwnerReferences[0].Name == "no-queue" {
+				return !meta.IsStatusConditionTrue(w.Status.Conditions, kueuev1beta2.WorkloadAdmitted), nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("a Job without a queue name in a team namespace was not held by Kueue (suspended, with a Workload not admitted): %v", err)
+	}
+	if j, err := core.BatchV1().Jobs("tools").Get(ctx, "no-queue", metav1.GetOptions{}); err != nil || (j.Spec.Suspend != nil && *j.Spec.Suspend) {
+		t.Errorf("a Job without a queue name outside the team namespaces was suspended (err %v): Kueue's namespace selector took it", err)
+	}
+
 	// The namespace controller (kube-controller-manager) finishes deletions.
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "doomed"}}
 	if _, err := core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
@@ -161,7 +309,7 @@ func TestEnvironment(t *testing.T) {
 	}
 
 	pids := env.Processes()
-	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kueue"} {
+	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "jobset", "kueue"} {
 		if pids[name] == 0 {
 			t.Errorf("no %s process recorded: %v", name, pids)
 		}

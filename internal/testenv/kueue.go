@@ -20,7 +20,6 @@ import (
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -99,22 +98,7 @@ func (k *kueueSetup) installCRDs(ctx context.Context, conversion bool) error {
 		}
 		names = append(names, crd.Name)
 	}
-	return wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
-		for _, n := range names {
-			crd, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, n, metav1.GetOptions{})
-			if err != nil {
-				return false, nil //nolint:nilerr // retried until the deadline
-			}
-			established := false
-			for _, c := range crd.Status.Conditions {
-				established = established || (c.Type == apiextv1.Established && c.Status == apiextv1.ConditionTrue)
-			}
-			if !established {
-				return false, nil
-			}
-		}
-		return true, nil
-	})
+	return waitEstablished(ctx, cs, names)
 }
 
 // start runs the Kueue manager out of cluster with its webhooks served on
@@ -150,7 +134,10 @@ func (k *kueueSetup) run(ctx context.Context, kc kubernetes.Interface) error {
 	if err := k.installWebhooks(ctx, kc); err != nil {
 		return err
 	}
-	config := KueueConfig(k.version, k.healthPort, k.webhookPort, k.pki.path("kueue"))
+	config, err := KueueConfig(k.version, k.healthPort, k.webhookPort, k.pki.path("kueue"))
+	if err != nil {
+		return err
+	}
 	cfgPath := filepath.Join(k.env.Dir, "kueue-config.yaml")
 	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
 		return err
@@ -183,9 +170,8 @@ func (k *kueueSetup) run(ctx context.Context, kc kubernetes.Interface) error {
 	})
 }
 
-// installWebhooks installs Kueue's own admission webhooks (kueue.x-k8s.io
-// resources only; the pod/job integrations are not needed to manage the
-// platform) in URL form, named as Kueue's cert rotator expects.
+// installWebhooks installs the admission webhooks of Kueue that wanted
+// picks, in URL form, named as Kueue's cert rotator expects.
 func (k *kueueSetup) installWebhooks(ctx context.Context, kc kubernetes.Interface) error {
 	path := filepath.Join(k.dir, "kueue-manifests", "webhooks.yaml")
 	data, err := os.ReadFile(path)
@@ -243,18 +229,28 @@ func (k *kueueSetup) installWebhooks(ctx context.Context, kc kubernetes.Interfac
 	}
 }
 
-// wanted says whether a webhook is installed: Kueue's own kinds, and with
-// Options.JobWebhooks the batch/v1 Job webhooks too (they suspend a queued
-// Job and, in a MultiKueue manager, set its spec.managedBy).
+// wanted says whether a webhook of Kueue's is installed:
+//   - those of Kueue's own kinds (kueue.x-k8s.io), always;
+//   - those of JobSets (jobset.x-k8s.io), whenever the JobSet controller
+//     runs, as a real installation with the jobset integration has them: the
+//     mutating one suspends a JobSet with the queue-name label on create
+//     (else the JobSet controller would create its Jobs unsuspended before
+//     Kueue's reconciler stopped it) and, in a MultiKueue manager, sets its
+//     spec.managedBy=kueue.x-k8s.io/multikueue, so the manager's JobSet
+//     controller leaves it to the worker it is dispatched to;
+//   - with Options.JobWebhooks, those of batch/v1 Jobs (the same for Jobs).
+//
+// The pod, deployment, statefulset and other integrations' webhooks are not
+// installed: those frameworks are off (KueueConfig).
 func (k *kueueSetup) wanted(rules []admissionv1.RuleWithOperations) bool {
 	if forKueue(rules) {
 		return true
 	}
-	if !k.env.opts.JobWebhooks {
-		return false
-	}
 	for _, r := range rules {
-		if slices.Contains(r.APIGroups, "batch") && slices.Contains(r.Resources, "jobs") {
+		if k.env.jobset != nil && slices.Contains(r.APIGroups, jobSetsResource.Group) && slices.Contains(r.Resources, jobSetsResource.Resource) {
+			return true
+		}
+		if k.env.opts.JobWebhooks && slices.Contains(r.APIGroups, "batch") && slices.Contains(r.Resources, "jobs") {
 			return true
 		}
 	}

@@ -16,7 +16,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	configv1alpha1 "k8s.io/component-base/config/v1alpha1"
+	"k8s.io/utils/ptr"
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
+
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueue"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueueconfig"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
 // Kueue's configuration where an in-cluster install keeps it: the manifests'
@@ -27,54 +33,37 @@ const (
 	KueueConfigMapKey = "controller_manager_config.yaml"
 )
 
-// KueueConfig is the configuration the environment runs Kueue version with,
-// written out in full so that no test depends on a release's defaults:
-//   - waitForPodsReady is on, as Kueue v0.19 makes it by default, with v0.19's
-//     defaults (30 min timeout and recovery timeout, admission not blocked),
-//     on every version: on v0.17 it is off unless configured;
-//   - the client QPS and burst v0.19 defaults to (v0.17: 20 and 30);
-//   - the webhooks and job integrations skip kube-system and kueue-system (v0.19's default);
+// KueueConfig is the configuration the environment runs Kueue version with:
+// data "mlplatform_kueue_configuration"'s defaults (spec.DefaultKueueConfiguration),
+// rendered by the code that renders the data source, so the tests exercise
+// it. Written out in full, no test depends on a release's defaults:
+//   - the batch/job and jobset.x-k8s.io/jobset integrations only (v0.19 adds
+//     a dozen by default; the environment runs the JobSet controller, whose
+//     CRD is installed before Kueue starts);
+//   - waitForPodsReady on (v0.19's default; on v0.17 off unless configured),
+//     30 min timeout, admission not blocked;
+//   - jobs without a queue name in team namespaces (label mlplatform.dev/team)
+//     are held: manageJobsWithoutQueueName with that namespace selector;
+//   - the client QPS and burst of Kueue's Helm chart (v0.19's defaults; v0.17: 20 and 30);
 //   - quota is checked for every resource a workload requests (BlockUndeclared:
-//     v0.19's default, and the only behaviour before; v0.17 has no such field);
-//   - only the batch/job integration (v0.19 adds a dozen by default).
+//     v0.19's default, and the only behaviour before; v0.17 has no such field).
 //
-// The rest is what running out of cluster needs: the webhook and health
-// ports on 127.0.0.1, the certificates, no leader election, no metrics.
-func KueueConfig(version string, healthPort, webhookPort int, certDir string) string {
-	quota := ""
+// The rest is what running out of cluster needs instead of the chart's
+// in-cluster settings: the webhook and health ports on 127.0.0.1, the
+// certificates, no leader election, no metrics.
+func KueueConfig(version string, healthPort, webhookPort int, certDir string) (string, error) {
+	c := spec.DefaultKueueConfiguration()
+	c.Namespace = kueueNamespace
+	cfg := kueueconfig.Configuration(c, version)
+	cfg.Health = configapi.ControllerHealth{HealthProbeBindAddress: fmt.Sprintf("127.0.0.1:%d", healthPort)}
+	cfg.Metrics = configapi.ControllerMetrics{BindAddress: "0"}
+	cfg.Webhook = configapi.ControllerWebhook{Port: ptr.To(webhookPort), Host: "127.0.0.1", CertDir: certDir}
+	cfg.LeaderElection = &configv1alpha1.LeaderElectionConfiguration{LeaderElect: ptr.To(false)}
+	cfg.InternalCertManagement = &configapi.InternalCertManagement{Enable: ptr.To(true)}
 	if !kueue.VersionLess(version, "v0.19.0") {
-		quota = "resources:\n  quotaCheckStrategy: BlockUndeclared\n"
+		cfg.Resources = &configapi.Resources{QuotaCheckStrategy: ptr.To(configapi.QuotaCheckBlockUndeclared)}
 	}
-	return fmt.Sprintf(`apiVersion: config.kueue.x-k8s.io/v1beta2
-kind: Configuration
-namespace: %s
-health:
-  healthProbeBindAddress: 127.0.0.1:%d
-metrics:
-  bindAddress: "0"
-webhook:
-  port: %d
-  host: 127.0.0.1
-  certDir: %s
-leaderElection:
-  leaderElect: false
-internalCertManagement:
-  enable: true
-clientConnection:
-  qps: 300
-  burst: 500
-waitForPodsReady:
-  timeout: 30m
-  recoveryTimeout: 30m
-  blockAdmission: false
-managedJobsNamespaceSelector:
-  matchExpressions:
-  - key: kubernetes.io/metadata.name
-    operator: NotIn
-    values: [kube-system, %s]
-integrations:
-  frameworks: ["batch/job"]
-%s`, kueueNamespace, healthPort, webhookPort, certDir, kueueNamespace, quota)
+	return kueueconfig.YAML(cfg)
 }
 
 // writeKueueConfigMap writes config to Kueue's ConfigMap, labelled as

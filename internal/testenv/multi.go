@@ -14,11 +14,15 @@ import (
 
 // Multi is a MultiKueue set-up: one manager environment and N worker
 // environments, each a full Env with its own etcd, kube-apiserver,
-// kube-controller-manager and Kueue manager on free ports, as Kueue's own
-// MultiKueue integration tests run one API server per cluster, and one
-// GKE/IAM fake holding every cluster, as one Google project would. The Kueue
-// managers all run the default configuration, in which MultiKueue (beta, on
-// by default since v0.9) and the batch/job integration are on.
+// kube-controller-manager, JobSet controller and Kueue manager on free ports,
+// as Kueue's own MultiKueue integration tests run one API server per cluster,
+// and one GKE/IAM fake holding every cluster, as one Google project would.
+// The Kueue managers all run the environment's configuration (KueueConfig),
+// in which MultiKueue (beta, on by default since v0.9) and the batch/job and
+// jobset integrations are on. Every cluster runs the JobSet controller: a
+// manager's JobSets are managed by MultiKueue (Kueue's webhook sets their
+// spec.managedBy, so the manager's JobSet controller leaves them alone) and
+// dispatched to a worker, whose JobSet controller creates their Jobs.
 //
 // Manager.GCP and every Workers[i].GCP are the same *fakegcp.Server. Each
 // cluster in it has its environment's real endpoint (127.0.0.1:PORT of its

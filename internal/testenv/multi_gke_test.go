@@ -150,7 +150,7 @@ func TestMultiGKEAccess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	t0 := time.Now()
-	m, err := StartMulti(ctx, Options{Log: logWriter{t}, WithoutKueue: true, WithoutControllerManager: true}, 2)
+	m, err := StartMulti(ctx, Options{Log: logWriter{t}, WithoutKueue: true, WithoutJobSet: true, WithoutControllerManager: true}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

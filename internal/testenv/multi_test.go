@@ -79,6 +79,10 @@ func managerAccess(ctx context.Context, t *testing.T, worker *Env) string {
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: all},
 			{APIGroups: []string{"batch"}, Resources: []string{"jobs/status"}, Verbs: []string{"get"}},
+			// The manager's Kueue manages JobSets, so it watches them in every
+			// worker, and counts a worker it cannot watch them in inactive.
+			{APIGroups: []string{"jobset.x-k8s.io"}, Resources: []string{"jobsets"}, Verbs: all},
+			{APIGroups: []string{"jobset.x-k8s.io"}, Resources: []string{"jobsets/status"}, Verbs: []string{"get"}},
 			{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads"}, Verbs: all},
 			{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads/status"}, Verbs: []string{"get", "patch", "update"}},
 		},

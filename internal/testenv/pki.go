@@ -80,13 +80,15 @@ func newCert(spec certSpec, parent *keyPair) (*keyPair, error) {
 
 // pki holds every credential the local control plane uses.
 type pki struct {
-	dir        string
-	clusterCA  *keyPair // signs the apiserver serving cert and the admin client cert
-	apiserver  *keyPair
-	admin      *keyPair
-	saKey      *rsa.PrivateKey
-	kueueCA    *keyPair // Kueue's webhook CA; its SAN must be DNS:kueue-ca
-	kueueServe *keyPair
+	dir         string
+	clusterCA   *keyPair // signs the apiserver serving cert and the admin client cert
+	apiserver   *keyPair
+	admin       *keyPair
+	saKey       *rsa.PrivateKey
+	kueueCA     *keyPair // Kueue's webhook CA; its SAN must be DNS:kueue-ca
+	kueueServe  *keyPair
+	jobsetCA    *keyPair // the JobSet manager's webhook CA
+	jobsetServe *keyPair
 }
 
 var loopback = []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
@@ -122,20 +124,32 @@ func newPKI(dir string) (*pki, error) {
 	}, p.kueueCA); err != nil {
 		return nil, err
 	}
+	if p.jobsetCA, err = newCert(certSpec{commonName: "jobset-ca", orgs: []string{"jobset"}, isCA: true}, nil); err != nil {
+		return nil, err
+	}
+	if p.jobsetServe, err = newCert(certSpec{
+		commonName: "jobset-webhook-service.jobset-system.svc",
+		dnsNames:   []string{"jobset-webhook-service.jobset-system.svc", "jobset-webhook-service.jobset-system.svc.cluster.local"},
+		ips:        loopback, usages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}, p.jobsetCA); err != nil {
+		return nil, err
+	}
 	saPub, err := x509.MarshalPKIXPublicKey(&p.saKey.PublicKey)
 	if err != nil {
 		return nil, err
 	}
 	files := map[string][]byte{
-		"ca.crt":        p.clusterCA.CertPEM,
-		"apiserver.crt": p.apiserver.CertPEM,
-		"apiserver.key": p.apiserver.KeyPEM,
-		"sa.key":        pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(p.saKey)}),
-		"sa.pub":        pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPub}),
-		"kueue/ca.crt":  p.kueueCA.CertPEM,
-		"kueue/ca.key":  p.kueueCA.KeyPEM,
-		"kueue/tls.crt": p.kueueServe.CertPEM,
-		"kueue/tls.key": p.kueueServe.KeyPEM,
+		"ca.crt":         p.clusterCA.CertPEM,
+		"apiserver.crt":  p.apiserver.CertPEM,
+		"apiserver.key":  p.apiserver.KeyPEM,
+		"sa.key":         pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(p.saKey)}),
+		"sa.pub":         pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPub}),
+		"kueue/ca.crt":   p.kueueCA.CertPEM,
+		"kueue/ca.key":   p.kueueCA.KeyPEM,
+		"kueue/tls.crt":  p.kueueServe.CertPEM,
+		"kueue/tls.key":  p.kueueServe.KeyPEM,
+		"jobset/tls.crt": p.jobsetServe.CertPEM,
+		"jobset/tls.key": p.jobsetServe.KeyPEM,
 	}
 	for name, data := range files {
 		path := filepath.Join(dir, name)
