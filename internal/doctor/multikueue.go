@@ -9,6 +9,7 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -91,7 +92,12 @@ func gatherWorkers(ctx context.Context, s *Snapshot, src Sources, timeout time.D
 // spec.WorkerRBAC(frameworks) grants.
 func askWorker(ctx context.Context, src Sources, name string, frameworks []string) (denied, deniedKinds []string, err error) {
 	sec, err := src.Kube.Core.CoreV1().Secrets(KueueNamespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
+	switch {
+	case apierrors.IsForbidden(err):
+		return nil, nil, fmt.Errorf("doctor may not read Secret %s/%s (grant get on it, by name, to the identity doctor runs as): %w", KueueNamespace, name, err)
+	case apierrors.IsNotFound(err):
+		return nil, nil, fmt.Errorf("no Secret %s/%s (apply the worker's mlplatform_multikueue_cluster to write it): %w", KueueNamespace, name, err)
+	case err != nil:
 		return nil, nil, fmt.Errorf("read Secret %s/%s: %w", KueueNamespace, name, err)
 	}
 	cfg, err := workerConfig(sec.Data[spec.MultiKueueKubeconfigKey])
@@ -116,7 +122,11 @@ func askWorker(ctx context.Context, src Sources, name string, frameworks []strin
 					ResourceAttributes: &authorizationv1.ResourceAttributes{Group: r.APIGroups[0], Resource: resource, Subresource: sub, Verb: verb},
 				}}
 				got, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
-				if err != nil {
+				switch {
+				case apierrors.IsUnauthorized(err):
+					return nil, nil, fmt.Errorf("the worker (%s) refuses the manager's credentials, so MultiKueue cannot use it either "+
+						"(an expired or revoked token: apply the worker's mlplatform_multikueue_cluster to write a new one): %w", rc.Host, err)
+				case err != nil:
 					return nil, nil, fmt.Errorf("ask the worker (%s): %w", rc.Host, err)
 				}
 				if !got.Status.Allowed {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +94,17 @@ func dispatched(ctx context.Context, m *testenv.Multi, name string) (string, err
 	return cluster, nil
 }
 
+// ownedBy is the Workload in wls that Kueue made for the kind/name (its
+// owner), or nil.
+func ownedBy(wls []kueuev1beta2.Workload, kind, name string) *kueuev1beta2.Workload {
+	for i, wl := range wls {
+		if slices.ContainsFunc(wl.OwnerReferences, func(o metav1.OwnerReference) bool { return o.Kind == kind && o.Name == name }) {
+			return &wls[i]
+		}
+	}
+	return nil
+}
+
 // admittedBy waits until the manager's Workload of the kind/name in the
 // team's namespace names the worker that admitted it (status.clusterName,
 // which Kueue sets with the MultiKueue check's Ready state) and returns it.
@@ -105,16 +117,14 @@ func admittedBy(ctx context.Context, m *testenv.Multi, kind, name string) (*kueu
 		if err != nil {
 			return false, nil //nolint:nilerr // retried until the deadline
 		}
-		for _, wl := range wls.Items {
-			for _, o := range wl.OwnerReferences {
-				if o.Kind == kind && o.Name == name {
-					last = fmt.Sprintf("%+v", wl.Status)
-					if wl.Status.ClusterName != nil && *wl.Status.ClusterName != "" {
-						admitted = &wl
-						return true, nil
-					}
-				}
-			}
+		wl := ownedBy(wls.Items, kind, name)
+		if wl == nil {
+			return false, nil
+		}
+		last = fmt.Sprintf("%+v", wl.Status)
+		if wl.Status.ClusterName != nil && *wl.Status.ClusterName != "" {
+			admitted = wl
+			return true, nil
 		}
 		return false, nil
 	})

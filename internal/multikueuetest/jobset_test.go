@@ -184,6 +184,13 @@ func workerFinding(ctx context.Context, t *testing.T, m *testenv.Multi, failed b
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Fatalf("doctor --format json: %v\n%s", err, out.String())
 	}
+	// A worker doctor could not ask has no finding either: that is no
+	// verdict, and the test's "nothing on worker" would hold vacuously.
+	for _, n := range res.Notes {
+		if strings.HasPrefix(n, "MultiKueue worker "+worker+" could not be asked") || strings.Contains(n, "were not asked") {
+			t.Fatalf("doctor did not ask %s: %s", worker, n)
+		}
+	}
 	for i, f := range res.Findings {
 		if f.ID == doctor.CheckMultiKueueWorker.ID && f.Object() == "MultiKueueCluster "+worker {
 			t.Logf("doctor: %s", f.Message)
@@ -258,14 +265,11 @@ func reservedIn(ctx context.Context, t *testing.T, m *testenv.Multi, worker *tes
 		if err != nil {
 			return false, nil //nolint:nilerr // retried until the deadline
 		}
-		for _, wl := range wls.Items {
-			if slices.ContainsFunc(wl.OwnerReferences, func(o metav1.OwnerReference) bool { return o.Kind == "JobSet" && o.Name == name }) {
-				wlName = wl.Name
-			}
-		}
-		if wlName == "" {
+		wl := ownedBy(wls.Items, "JobSet", name)
+		if wl == nil {
 			return false, nil
 		}
+		wlName = wl.Name
 		rw, err := wq.KueueV1beta2().Workloads(team).Get(ctx, wlName, metav1.GetOptions{})
 		if err != nil {
 			return false, nil //nolint:nilerr // retried until the deadline
