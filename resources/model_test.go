@@ -36,6 +36,7 @@ func TestModelsConvertLikeTheFramework(t *testing.T) {
 		"mlplatform_provisioning_admission_check": provisioningAdmissionCheckModel{},
 		"mlplatform_resource_flavor":              resourceFlavorModel{},
 		"mlplatform_team_namespace":               teamNamespaceModel{},
+		"mlplatform_topology":                     topologyModel{},
 		"mlplatform_training_network_policy":      trainingNetworkPolicyModel{},
 		"mlplatform_workload_identity":            workloadIdentityModel{},
 		"mlplatform_workload_priority_class":      workloadPriorityClassModel{},

@@ -45,6 +45,10 @@ var (
 	_ resource.ResourceWithImportState    = &TeamNamespace{}
 	_ resource.ResourceWithValidateConfig = &TeamNamespace{}
 	_ resource.ResourceWithModifyPlan     = &TeamNamespace{}
+	_ resource.ResourceWithConfigure      = &Topology{}
+	_ resource.ResourceWithImportState    = &Topology{}
+	_ resource.ResourceWithValidateConfig = &Topology{}
+	_ resource.ResourceWithModifyPlan     = &Topology{}
 	_ resource.ResourceWithConfigure      = &TrainingNetworkPolicy{}
 	_ resource.ResourceWithImportState    = &TrainingNetworkPolicy{}
 	_ resource.ResourceWithValidateConfig = &TrainingNetworkPolicy{}
@@ -63,6 +67,7 @@ var (
 func All() []func() resource.Resource {
 	all := []func() resource.Resource{
 		NewWorkloadPriorityClass,
+		NewTopology,
 		NewResourceFlavor,
 		NewCohort,
 		NewProvisioningAdmissionCheck,

@@ -107,6 +107,7 @@ func TestKnownCoversEveryConfigurableAttribute(t *testing.T) {
 		"mlplatform_provisioning_admission_check": modelKnown[provisioningAdmissionCheckModel],
 		"mlplatform_resource_flavor":              modelKnown[resourceFlavorModel],
 		"mlplatform_team_namespace":               modelKnown[teamNamespaceModel],
+		"mlplatform_topology":                     modelKnown[topologyModel],
 		"mlplatform_training_network_policy":      modelKnown[trainingNetworkPolicyModel],
 		"mlplatform_workload_identity":            modelKnown[workloadIdentityModel],
 		"mlplatform_workload_priority_class": func(ctx context.Context, s tfsdk.State) (map[string]bool, diag.Diagnostics) {

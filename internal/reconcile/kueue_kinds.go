@@ -1,9 +1,10 @@
 package reconcile
 
 // The Kueue kinds the platform writes as single objects: ClusterQueues,
-// LocalQueues, Cohorts, ResourceFlavors and WorkloadPriorityClasses. Each is
-// an Object (object.go) with the kind's build, read and diff; the queues add
-// readiness, and the queues and flavors what still uses them on delete.
+// LocalQueues, Cohorts, ResourceFlavors, WorkloadPriorityClasses and
+// Topologies. Each is an Object (object.go) with the kind's build, read and
+// diff; the queues add readiness, and the queues, flavors and Topologies what
+// still uses them on delete.
 
 import (
 	"context"
@@ -321,4 +322,42 @@ func DiffWorkloadPriorityClass(desired, actual spec.WorkloadPriorityClass) []str
 		d = append(d, "description")
 	}
 	return d
+}
+
+// Topologies reconciles Kueue Topologies.
+type Topologies = Object[spec.Topology, *kueuev1beta2.Topology, *kueueac.TopologyApplyConfiguration]
+
+var _ Reconciler[Ref, spec.Topology, spec.Topology] = Topologies{}
+
+// NewTopologies reconciles through c. A Topology named by a ResourceFlavor
+// is held by Kueue (finalizer kueue.x-k8s.io/resource-in-use) until no
+// flavor names it: delete refuses while one does.
+func NewTopologies(c *kube.Client) Topologies {
+	o := clusterScoped(c, "Topology", c.Kueue.KueueV1beta2().Topologies(), metav1.ListOptions{}, kueue.Topology, kueue.TopologySpec, DiffTopology)
+	o.Blockers = func(ctx context.Context, ref Ref) ([]string, error) { return topologyUsers(ctx, c, ref.Name) }
+	return o
+}
+
+// topologyUsers lists the ResourceFlavors (not being deleted) naming the
+// Topology.
+func topologyUsers(ctx context.Context, c *kube.Client, topology string) ([]string, error) {
+	fls, err := c.Kueue.KueueV1beta2().ResourceFlavors().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var users []string
+	for _, f := range fls.Items {
+		if f.DeletionTimestamp == nil && f.Spec.TopologyName != nil && string(*f.Spec.TopologyName) == topology {
+			users = append(users, "ResourceFlavor "+f.Name)
+		}
+	}
+	return users, nil
+}
+
+// DiffTopology names the fields of actual that differ from desired.
+func DiffTopology(desired, actual spec.Topology) []string {
+	if !slices.Equal(desired.Levels, actual.Levels) {
+		return []string{"levels"}
+	}
+	return nil
 }

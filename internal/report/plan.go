@@ -131,6 +131,8 @@ func kindOf(typ string) string {
 		return "Cohort"
 	case "mlplatform_resource_flavor":
 		return "ResourceFlavor"
+	case "mlplatform_topology":
+		return "Topology"
 	case "mlplatform_local_queue":
 		return "LocalQueue"
 	case "mlplatform_workload_priority_class":
