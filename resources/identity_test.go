@@ -40,6 +40,11 @@ resource "mlplatform_cohort" "c" {
   name = "%[1]s"
 }
 
+resource "mlplatform_topology" "t" {
+  name   = "%[1]s"
+  levels = ["cloud.google.com/gce-topology-block", "kubernetes.io/hostname"]
+}
+
 resource "mlplatform_workload_priority_class" "p" {
   name  = "%[1]s"
   value = 10
@@ -93,6 +98,7 @@ func refusals(p string) map[string]string {
 		"mlplatform_team_namespace.ns":                "Namespace " + p,
 		"mlplatform_resource_flavor.l4":               "ResourceFlavor " + p + "-l4",
 		"mlplatform_cohort.c":                         "Cohort " + p,
+		"mlplatform_topology.t":                       "Topology " + p,
 		"mlplatform_workload_priority_class.p":        "WorkloadPriorityClass " + p,
 		"mlplatform_provisioning_admission_check.dws": "ProvisioningRequestConfig " + p,
 		"mlplatform_cluster_queue.q":                  "ClusterQueue " + p,
@@ -123,6 +129,7 @@ func identities(t *testing.T, p string) map[string]string {
 	read("flavor", func() (metav1.Object, error) { return k.ResourceFlavors().Get(ctx, p+"-l4", metav1.GetOptions{}) },
 		rv(k.ResourceFlavors().Get, p+"-l4"))
 	read("cohort", func() (metav1.Object, error) { return k.Cohorts().Get(ctx, p, metav1.GetOptions{}) }, rv(k.Cohorts().Get, p))
+	read("topology", func() (metav1.Object, error) { return k.Topologies().Get(ctx, p, metav1.GetOptions{}) }, rv(k.Topologies().Get, p))
 	read("priority class", func() (metav1.Object, error) { return k.WorkloadPriorityClasses().Get(ctx, p, metav1.GetOptions{}) },
 		rv(k.WorkloadPriorityClasses().Get, p))
 	read("admission check", func() (metav1.Object, error) { return k.AdmissionChecks().Get(ctx, p, metav1.GetOptions{}) },

@@ -177,6 +177,21 @@ func TestAccCreateNeverTakesOver(t *testing.T) {
 			hcl:  `resource "mlplatform_cohort" "x" { name = "acc-own-cohort" }`,
 			want: `(?s)Cohort acc-own-cohort Already Exists.*terraform import ADDRESS acc-own-cohort`,
 		},
+		"Topology": {
+			given: func(t *testing.T) version {
+				topo := &kueuev1beta2.Topology{ObjectMeta: metav1.ObjectMeta{Name: "acc-own-topology"},
+					Spec: kueuev1beta2.TopologySpec{Levels: []kueuev1beta2.TopologyLevel{{NodeLabel: "kubernetes.io/hostname"}}}}
+				if _, err := kq.KueueV1beta2().Topologies().Create(ctx, topo, asKubectl); err != nil {
+					t.Fatal(err)
+				}
+				return rv(kq.KueueV1beta2().Topologies().Get, "acc-own-topology")
+			},
+			hcl: `resource "mlplatform_topology" "x" {
+  name   = "acc-own-topology"
+  levels = ["cloud.google.com/gce-topology-block", "kubernetes.io/hostname"]
+}`,
+			want: `(?s)Topology acc-own-topology Already Exists.*terraform import ADDRESS acc-own-topology`,
+		},
 		"WorkloadPriorityClass": {
 			given: func(t *testing.T) version {
 				wpc := &kueuev1beta2.WorkloadPriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "acc-own-prio"}, Value: 5}

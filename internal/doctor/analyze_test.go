@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -69,7 +70,7 @@ func healthy() *Snapshot {
 	s.KueueConfig = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: KueueConfigMap, Namespace: KueueNamespace,
 		Labels: map[string]string{versionLabel: kueue.NewestVersion}}, Data: map[string]string{KueueConfigMapKey: cfg}}
 	for _, r := range []*Read{&s.CRDsRead, &s.DeploymentsRead, &s.Webhook, &s.NamespacesRead, &s.CQRead, &s.LQRead, &s.FlavorsRead, &s.ACRead, &s.WorkloadsRead,
-		&s.CohortsRead, &s.ProvisioningConfigsRead, &s.MultiKueueConfigsRead, &s.MultiKueueClustersRead, &s.ServiceAccountsRead} {
+		&s.CohortsRead, &s.TopologiesRead, &s.ProvisioningConfigsRead, &s.MultiKueueConfigsRead, &s.MultiKueueClustersRead, &s.ServiceAccountsRead} {
 		r.What = "something"
 	}
 	s.NetworkPoliciesRead.What = "NetworkPolicies"
@@ -172,18 +173,19 @@ func TestAnalyzeHealthy(t *testing.T) {
 	if res.Failed() {
 		t.Fatalf("findings on a healthy platform: %+v", res.Findings)
 	}
-	// 10 CRDs, version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
+	// 11 CRDs, version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
 	// MultiKueue worker, 3 pools running, 2 workloads, no CRD storing
 	// v1beta1, JobSets managed, waitForPodsReady on, team jobs held; and each
 	// rule that runs live.
-	if want := 10 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + 1 + 3 + rules.CountIn(true); res.Checks != want {
+	want := 11 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + 1 + 3 + rules.CountIn(true)
+	if res.Checks != want {
 		t.Errorf("checks = %d, want %d", res.Checks, want)
 	}
 	var b strings.Builder
 	if err := Render(&b, res, FormatText); err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^all 44 checks passed$`).MatchString(b.String()) {
+	if !regexp.MustCompile(fmt.Sprintf(`(?m)^all %d checks passed$`, want)).MatchString(b.String()) {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
@@ -398,7 +400,7 @@ func TestFindingsMostSevereFirst(t *testing.T) {
 	if got := strings.Join(ids, ", "); got != "error DOC003, error MLP005, warning DOC013" {
 		t.Errorf("order: %s\n%s", got, b.String())
 	}
-	if !strings.Contains(b.String(), "3 of 42 checks found something: 2 errors, 1 warning") {
+	if !strings.Contains(b.String(), "3 of 44 checks found something: 2 errors, 1 warning") {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }
@@ -609,6 +611,9 @@ func TestEveryLiveRule(t *testing.T) {
 		}, "NetworkPolicy team-nlp/allow-everything"},
 		"MLP019": {func(s *Snapshot) { quota(s, 0, "500m") }, "ClusterQueue team-nlp"},
 		"MLP020": {func(s *Snapshot) { policy(s, func(p *spec.TrainingNetworkPolicy) { p.GoogleAPIs = "none" }) }, "ServiceAccount team-nlp/trainer"},
+		"MLP021": {func(s *Snapshot) {
+			s.Flavors[0].Spec.TopologyName = ptr(kueuev1beta2.TopologyReference("gke-default"))
+		}, "ResourceFlavor l4"},
 	}
 	for _, r := range rules.Rules {
 		if _, ok := cases[r.ID]; !ok && r.In() != rules.PlanOnly {

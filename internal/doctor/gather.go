@@ -120,6 +120,8 @@ type Snapshot struct {
 	ACRead          Read
 	Cohorts         []kueuev1beta2.Cohort
 	CohortsRead     Read
+	Topologies      []kueuev1beta2.Topology
+	TopologiesRead  Read
 	// ProvisioningConfigs and MultiKueueConfigs are the parameters of
 	// provisioning and MultiKueue admission checks.
 	ProvisioningConfigs     []kueuev1beta2.ProvisioningRequestConfig
@@ -261,6 +263,13 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 		l, err := q.Cohorts().List(ctx, metav1.ListOptions{})
 		if err == nil {
 			s.Cohorts = l.Items
+		}
+		return err
+	})
+	s.TopologiesRead = read("Topologies", func(ctx context.Context) error {
+		l, err := q.Topologies().List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.Topologies = l.Items
 		}
 		return err
 	})

@@ -41,7 +41,7 @@ const MigrationStep = "hack/migrate-to-v1beta2.sh"
 var kueueKinds = []string{
 	"admissionchecks", "clusterqueues", "cohorts", "localqueues", "multikueueclusters", "multikueueconfigs",
 	"provisioningrequestconfigs",
-	"resourceflavors", "workloadpriorityclasses", "workloads",
+	"resourceflavors", "topologies", "workloadpriorityclasses", "workloads",
 }
 
 // Analyze runs every check on s.

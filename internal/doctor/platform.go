@@ -38,6 +38,7 @@ func (s *Snapshot) Live() (model.Live, map[model.Kind]Read) {
 	take(s.NamespacesRead, model.KindNamespaces, func() { l.Namespaces = s.Namespaces })
 	take(s.CQRead, model.KindClusterQueues, func() { l.ClusterQueues = s.ClusterQueues })
 	take(s.CohortsRead, model.KindCohorts, func() { l.Cohorts = s.Cohorts })
+	take(s.TopologiesRead, model.KindTopologies, func() { l.Topologies = s.Topologies })
 	take(s.LQRead, model.KindLocalQueues, func() { l.LocalQueues = s.LocalQueues })
 	take(s.FlavorsRead, model.KindFlavors, func() { l.Flavors = s.Flavors })
 	take(s.ACRead, model.KindAdmissionChecks, func() { l.AdmissionChecks = s.AdmissionChecks })

@@ -25,6 +25,7 @@ type Live struct {
 	Namespaces          []corev1.Namespace
 	ClusterQueues       []kueuev1beta2.ClusterQueue
 	Cohorts             []kueuev1beta2.Cohort
+	Topologies          []kueuev1beta2.Topology
 	LocalQueues         []kueuev1beta2.LocalQueue
 	Flavors             []kueuev1beta2.ResourceFlavor
 	AdmissionChecks     []kueuev1beta2.AdmissionCheck
@@ -60,6 +61,12 @@ func FromLive(l Live) *Platform {
 		if c := &l.Cohorts[i]; c.DeletionTimestamp == nil {
 			pl.Cohorts = append(pl.Cohorts, &Cohort{Src: src("Cohort", c.Name), Spec: kueue.CohortSpec(c), Unknown: Unknown{}})
 		}
+	}
+	for i := range l.Topologies {
+		// One being deleted is still there while a flavor names it (Kueue's
+		// finalizer), so it stays in the platform.
+		t := &l.Topologies[i]
+		pl.Topologies = append(pl.Topologies, &Topology{Src: src("Topology", t.Name), Spec: kueue.TopologySpec(t), Unknown: Unknown{}})
 	}
 	for i := range l.LocalQueues {
 		if q := &l.LocalQueues[i]; q.DeletionTimestamp == nil {

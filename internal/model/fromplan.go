@@ -29,6 +29,11 @@ func FromPlan(p tfplan.Plan, side tfplan.Side) *Platform {
 			co := &Cohort{Src: src, Spec: spec.Cohort{Name: r.str("name"), Parent: r.str("parent"), ResourceGroups: r.groups()}, Unknown: r.u}
 			co.Name = co.Spec.Name
 			pl.Cohorts = append(pl.Cohorts, co)
+		case "mlplatform_topology":
+			src.Kind = "Topology"
+			t := &Topology{Src: src, Spec: spec.Topology{Name: r.str("name"), Levels: r.strings("levels")}, Unknown: r.u}
+			t.Name = t.Spec.Name
+			pl.Topologies = append(pl.Topologies, t)
 		case "mlplatform_local_queue":
 			src.Kind = "LocalQueue"
 			lq := &LocalQueue{Src: src, Spec: spec.LocalQueue{Namespace: r.str("namespace"), Name: r.str("name"), ClusterQueue: r.str("cluster_queue")}, Unknown: r.u}
@@ -92,6 +97,27 @@ func (r reader) str(path string) string {
 	}
 	s, _ := n.Str()
 	return s
+}
+
+// strings reads a list of strings; nil (and the path marked) when the list
+// or an element is unknown.
+func (r reader) strings(path string) []string {
+	n := r.at(path)
+	if n.Unknown() {
+		r.u.mark(path)
+		return nil
+	}
+	var out []string
+	for _, x := range n.List() {
+		if x.Unknown() {
+			r.u.mark(path)
+			return nil
+		}
+		if s, ok := x.Str(); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (r reader) at(path string) tfplan.Node {

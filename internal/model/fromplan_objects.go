@@ -131,7 +131,8 @@ func (r reader) queue(src Src) *ClusterQueue {
 func (r reader) flavor(src Src) *Flavor {
 	src.Kind = "ResourceFlavor"
 	f := &Flavor{Src: src, Unknown: r.u, TolerationsAbsent: !r.obj.Has("tolerations")}
-	f.Spec = spec.ResourceFlavor{Name: r.str("name"), NodeLabels: r.stringMap("node_labels"), Tolerations: r.tolerations("tolerations")}
+	f.Spec = spec.ResourceFlavor{Name: r.str("name"), NodeLabels: r.stringMap("node_labels"), Tolerations: r.tolerations("tolerations"),
+		TopologyName: r.str("topology_name")}
 	f.Name = f.Spec.Name
 	return f
 }

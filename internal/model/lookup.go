@@ -66,6 +66,7 @@ func FlavorName(f *Flavor) Known                   { return known(f.Spec.Name, f
 func NamespaceName(n *Namespace) Known             { return known(n.Spec.Name, n.Unknown, "name") }
 func CheckName(p *ProvisioningCheck) Known         { return known(p.Spec.Name, p.Unknown, "name") }
 func CohortName(c *Cohort) Known                   { return known(c.Spec.Name, c.Unknown, "name") }
+func TopologyName(t *Topology) Known               { return known(t.Spec.Name, t.Unknown, "name") }
 func MultiKueueCheckName(m *MultiKueueCheck) Known { return known(m.Spec.Name, m.Unknown, "name") }
 
 // Queue is the ClusterQueue a reference from `from` to name means.
@@ -87,6 +88,11 @@ func (pl *Platform) Namespace(from Src, name string) *Namespace {
 // `from` to name means.
 func (pl *Platform) ProvisioningCheck(from Src, name string) *ProvisioningCheck {
 	return named(from, pl.ProvisioningChecks, name, CheckName)
+}
+
+// Topology is the Topology a reference from `from` to name means.
+func (pl *Platform) Topology(from Src, name string) *Topology {
+	return named(from, pl.Topologies, name, TopologyName)
 }
 
 // NameUnknown reports whether an object of the list has a name known only

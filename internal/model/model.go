@@ -25,6 +25,7 @@ type Platform struct {
 	Namespaces         []*Namespace
 	Queues             []*ClusterQueue
 	Cohorts            []*Cohort
+	Topologies         []*Topology
 	LocalQueues        []*LocalQueue
 	Flavors            []*Flavor
 	Pools              []*Pool
@@ -54,6 +55,7 @@ const (
 	KindNamespaces      Kind = "Namespaces"
 	KindClusterQueues   Kind = "ClusterQueues"
 	KindCohorts         Kind = "Cohorts"
+	KindTopologies      Kind = "Topologies"
 	KindLocalQueues     Kind = "LocalQueues"
 	KindFlavors         Kind = "ResourceFlavors"
 	KindPools           Kind = "node pools"
@@ -137,6 +139,13 @@ type ClusterQueue struct {
 type Cohort struct {
 	Src
 	Spec    spec.Cohort
+	Unknown Unknown
+}
+
+// Topology is a Kueue Topology.
+type Topology struct {
+	Src
+	Spec    spec.Topology
 	Unknown Unknown
 }
 
@@ -262,6 +271,7 @@ func (pl *Platform) Objects() []Object {
 	out = appendObjects(out, pl.Namespaces)
 	out = appendObjects(out, pl.Queues)
 	out = appendObjects(out, pl.Cohorts)
+	out = appendObjects(out, pl.Topologies)
 	out = appendObjects(out, pl.LocalQueues)
 	out = appendObjects(out, pl.Flavors)
 	out = appendObjects(out, pl.Pools)

@@ -119,6 +119,8 @@ func ExplainClusterQueue(q spec.ClusterQueue) func(Readiness) string {
 			return "it references an AdmissionCheck that does not exist"
 		case "AdmissionCheckInactive":
 			return "one of its admission checks is not active; check its controller and parameters"
+		case "TopologyNotFound":
+			return "one of its flavors names a Topology that does not exist; create it (mlplatform_topology) or use a flavor without topology_name"
 		case "Stopped":
 			return fmt.Sprintf("stop_policy is %s", q.StopPolicy)
 		case "NoStatus":

@@ -265,6 +265,20 @@ func TestChecks(t *testing.T) {
 			return b().set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup("h100", "8", "a100", "8"))
 		}, []Severity{W}},
 		"MLP004 fixed":                   {"MLP004", b, nil},
+		"MLP021 topology not in config": {"MLP021", func() platform {
+			return b().set("mlplatform_resource_flavor.h100", "topology_name", "gke-default")
+		}, []Severity{W}},
+		"MLP021 fixed": {"MLP021", func() platform {
+			return b().set("mlplatform_resource_flavor.h100", "topology_name", "gke-default").
+				add("mlplatform_topology.gke", obj("name", "gke-default", "levels", []any{"cloud.google.com/gce-topology-block", "kubernetes.io/hostname"}))
+		}, nil},
+		"MLP021 topology_name unknown": {"MLP021", func() platform {
+			return b().set("mlplatform_resource_flavor.h100", "topology_name", "gke-default").unknownAt("mlplatform_resource_flavor.h100", "topology_name")
+		}, []Severity{U}},
+		"MLP021 topology name unknown": {"MLP021", func() platform {
+			return b().set("mlplatform_resource_flavor.h100", "topology_name", "gke-default").
+				add("mlplatform_topology.gke", obj("name", "gke-default", "levels", []any{"kubernetes.io/hostname"})).unknownAt("mlplatform_topology.gke", "name")
+		}, []Severity{U}},
 		"MLP004 flavor name unknown":     {"MLP004", func() platform { return b().unknownAt("mlplatform_resource_flavor.h100", "name") }, []Severity{U}},
 		"MLP004 resource_groups unknown": {"MLP004", func() platform { return b().unknownAt("mlplatform_cluster_queue.a", "resource_groups") }, []Severity{U}},
 		"MLP005 labels select no pool": {"MLP005", func() platform {

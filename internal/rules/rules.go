@@ -87,6 +87,7 @@ const (
 	kAC   = model.KindAdmissionChecks
 	kNP   = model.KindNetworkPolicies
 	kID   = model.KindIdentities
+	kTopo = model.KindTopologies
 )
 
 func needs(ks ...model.Kind) []model.Kind { return ks }
@@ -115,6 +116,7 @@ var Rules = []Rule{
 	{"MLP018", "default-deny-widened", "no other NetworkPolicy lets a team namespace's pods do more than its training network policy's holes", []string{"DOC014"}, needs(kNP), checkDefaultDenyWidened},
 	{"MLP019", "gpu-quota-fractional", "no quota of an extended resource (nvidia.com/gpu) is a fraction, which no pod can use", nil, needs(kCQ, kCo), checkFractionalQuota},
 	{"MLP020", "workload-identity-cannot-reach-google", "every Workload Identity binding's pods can reach Google APIs to use the token", nil, needs(kID, kNP), checkWICannotReachGoogle},
+	{"MLP021", "flavor-topology-missing", "every Topology a flavor names exists", nil, needs(kFl, kTopo), checkFlavorTopologyMissing},
 }
 
 // In says where the rule's inputs exist: a plan, a live cluster, or both

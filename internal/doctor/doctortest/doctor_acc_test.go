@@ -354,9 +354,9 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 	}
 	// One request per kind: the CRDs, Kueue's Deployments, Kueue's ConfigMap,
 	// the probe, and a LIST of each kind the checks and the rules read
-	// (namespaces, the eight Kueue kinds, workloads, network policies, service
+	// (namespaces, the nine Kueue kinds, workloads, network policies, service
 	// accounts).
-	const kinds = 16
+	const kinds = 17
 	// Doctor writes nothing: every request is a GET (a LIST), but one, the
 	// webhook probe: a create of a ResourceFlavor as a server-side dry run,
 	// which the API server never stores.

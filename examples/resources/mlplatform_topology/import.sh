@@ -1,0 +1,1 @@
+terraform import mlplatform_topology.gke gke-default
