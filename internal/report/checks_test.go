@@ -264,7 +264,7 @@ func TestChecks(t *testing.T) {
 		"MLP004 flavor not in config": {"MLP004", func() platform {
 			return b().set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup("h100", "8", "a100", "8"))
 		}, []Severity{W}},
-		"MLP004 fixed":                   {"MLP004", b, nil},
+		"MLP004 fixed": {"MLP004", b, nil},
 		"MLP021 topology not in config": {"MLP021", func() platform {
 			return b().set("mlplatform_resource_flavor.h100", "topology_name", "gke-default")
 		}, []Severity{W}},
