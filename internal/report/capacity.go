@@ -206,6 +206,14 @@ func capacity(before, after snapshot, poolsInPlan bool, sharing map[string]*Flav
 	var out []FlavorCapacity
 	for _, n := range sorted {
 		fc := FlavorCapacity{Flavor: n.Name, Cluster: n.Cluster, Admissible: Delta{admissible(before, n), admissible(after, n)}}
+		if f := after.flavor(n.Cluster, n.Name); f != nil {
+			switch {
+			case f.Unknown.Any("topology_name"):
+				fc.Topology = "Topology " + unknownText
+			case f.Spec.TopologyName != "":
+				fc.Topology = "Topology " + f.Spec.TopologyName
+			}
+		}
 		if after.flavor(n.Cluster, n.Name) == nil && before.flavor(n.Cluster, n.Name) != nil && fc.Admissible.After.OrZero().Sign() == 0 {
 			if _, mgr := managerQuota(before, n); !mgr {
 				fc.Status = "flavor removed"

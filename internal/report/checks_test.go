@@ -516,3 +516,32 @@ func TestChecksGuideCount(t *testing.T) {
 		t.Errorf("templates/guides/checks.md.tmpl does not say %q", want)
 	}
 }
+
+// The capacity table says which flavors are topology-aware, and with which
+// Topology; a flavor without one reads as before.
+func TestCapacityShowsTopologyAwareness(t *testing.T) {
+	t.Parallel()
+	plain := Build(basePlatform().plan(t), Options{Prices: pricing.Default()})
+	if got := plain.Capacity[0].Topology; got != "" {
+		t.Errorf("a flavor without topology_name: Topology %q, want none", got)
+	}
+	if out := render(t, plain); strings.Contains(out, "topology-aware") {
+		t.Errorf("a report without topology-aware flavors speaks of them:\n%s", out)
+	}
+	p := basePlatform().set("mlplatform_resource_flavor.h100", "topology_name", "gke-default").
+		add("mlplatform_topology.gke", obj("name", "gke-default", "levels", []any{"cloud.google.com/gce-topology-block", "kubernetes.io/hostname"}))
+	r := Build(p.plan(t), Options{Prices: pricing.Default()})
+	if diff := cmp.Diff("Topology gke-default", r.Capacity[0].Topology); diff != "" {
+		t.Errorf("Topology (-want +got):\n%s", diff)
+	}
+	out := render(t, r)
+	for _, want := range []string{"h100, topology-aware (Topology gke-default)", "Topology-aware: Kueue admits a gang whose pods ask for kueue.x-k8s.io/podset-required-topology"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	u := basePlatform().set("mlplatform_resource_flavor.h100", "topology_name", "x").unknownAt("mlplatform_resource_flavor.h100", "topology_name")
+	if got := Build(u.plan(t), Options{Prices: pricing.Default()}).Capacity[0].Topology; got != "Topology (known after apply)" {
+		t.Errorf("topology_name unknown: %q", got)
+	}
+}

@@ -76,6 +76,7 @@ type QuotaTotal struct {
 // GPUs its pools can provide.
 type FlavorCapacity struct {
 	Flavor       string
+	Topology     string // after: the Topology the flavor names (topology-aware scheduling); "" for none
 	Cluster      string // provider configuration key of the flavor's cluster, "" when the plan does not say
 	Admissible   Delta  // sum of nominal GPU quota of every ClusterQueue and Cohort
 	Peak         Qty    // after: most one queue may hold (nominal + what it may borrow)
@@ -158,10 +159,14 @@ func (r Report) flavorLabel(c FlavorCapacity) string {
 	for _, x := range r.Capacity {
 		clusters[x.Cluster] = true
 	}
+	label := c.Flavor
 	if len(clusters) > 1 && c.Cluster != "" {
-		return c.Flavor + " (" + c.Cluster + ")"
+		label += " (" + c.Cluster + ")"
 	}
-	return c.Flavor
+	if c.Topology != "" {
+		label += ", topology-aware (" + c.Topology + ")"
+	}
+	return label
 }
 
 // Overcommitted says whether any flavor's queues may admit more GPUs than

@@ -290,6 +290,14 @@ func blocks(r Report) []any {
 				notes = append(notes, fs.notes()...)
 			}
 		}
+		for _, c := range r.Capacity {
+			if c.Topology != "" {
+				out = append(out, para{"Topology-aware: Kueue admits a gang whose pods ask for kueue.x-k8s.io/podset-required-topology on such a " +
+					"flavor only with all its pods inside one domain of the level asked for, on nodes that carry the Topology's level labels; " +
+					"podset-preferred-topology packs them as close as the free capacity allows."})
+				break
+			}
+		}
 		if len(notes) > 0 {
 			out = append(out, para{"GPU sharing: each MIG slice or time-sharing/MPS share is one " + gpuResource +
 				" on GKE, so these flavors' quota and capacity count slices or shares, not GPUs:"}, bullets{notes})
