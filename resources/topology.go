@@ -53,7 +53,7 @@ func (r *Topology) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				MarkdownDescription: "Node labels, highest level first (1 to 16, each once; `kubernetes.io/hostname` only last). On GKE the usual levels are " +
 					"`cloud.google.com/gce-topology-block`, `cloud.google.com/gce-topology-subblock`, `cloud.google.com/gce-topology-host`, " +
 					"`kubernetes.io/hostname`: nodes carry the first three on A3 Ultra, A4 and other accelerator-optimized machines placed compactly " +
-					"or from a reservation (see the pool's `topology_labels`). Kueue refuses any change to the levels, so changing them replaces the " +
+					"or from a reservation (see the guide \"Placing gangs close together\"). Kueue refuses any change to the levels, so changing them replaces the " +
 					"Topology; while a flavor names it that replacement cannot delete it: give the new levels a new Topology name and point the flavor at it.",
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()}},
 		},
