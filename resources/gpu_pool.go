@@ -261,6 +261,11 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 				MarkdownDescription: "What one node reports as `nvidia.com/gpu`, known at plan time: `gpu.count` × MIG partitions per GPU × " +
 					"`sharing.max_shared_clients_per_gpu`, e.g. 7 for one A100 at `1g.5gb`, 21 with 3 time-sharing clients on top. GKE keeps every slice " +
 					"and share `nvidia.com/gpu`, so a Kueue quota on this pool's flavor counts these, not GPUs."},
+			"topology_labels": schema.BoolAttribute{Computed: true,
+				MarkdownDescription: "Whether the pool's nodes carry GKE's topology labels (`cloud.google.com/gce-topology-block`, `-subblock`, `-host`), " +
+					"by what GKE documents, known at plan time: true for A4X, A4, A3 Ultra, A3 Mega and A3 High machines, Spot ones only with " +
+					"`placement = \"compact\"`. A flavor naming a Topology of those levels admits gangs asking for them only on such pools (rule MLP022). " +
+					"See the guide \"Placing gangs close together\"."},
 			"estimated_hourly_cost_per_slice_usd": schema.Float64Attribute{Computed: true,
 				MarkdownDescription: "Estimated USD per hour of one `nvidia.com/gpu` on this pool (the price per GPU-hour divided by partitions × shared " +
 					"clients; the GPU-hour price without MIG or sharing), rounded to 1/10,000 dollar, known at plan time. Null when the price table has no price."},

@@ -50,6 +50,7 @@ type gpuPoolModel struct {
 	EstimatedCost       types.Float64  `tfsdk:"estimated_hourly_cost_usd"`
 	SliceCost           types.Float64  `tfsdk:"estimated_hourly_cost_per_slice_usd"`
 	Allocatable         types.Int64    `tfsdk:"allocatable_gpus_per_node"`
+	TopologyLabels      types.Bool     `tfsdk:"topology_labels"`
 	Timeouts            timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -239,6 +240,7 @@ func gpuPoolState(ctx context.Context, o reconcile.ObservedGPUPool, prior gpuPoo
 		Driver: types.StringValue(s.GPU.Driver), PartitionSize: optString(s.GPU.PartitionSize), Sharing: sharing})
 	diags.Append(d...)
 	m.Allocatable = types.Int64Value(int64(s.AllocatableGPUsPerNode()))
+	m.TopologyLabels = types.BoolValue(s.TopologyLabels())
 	m.Reservation = types.ObjectNull(reservationType)
 	if r := s.Reservation; r != nil {
 		m.Reservation, d = modelObject(reservationType, reservationModel{Affinity: types.StringValue(r.Affinity), Name: optString(r.Name)})

@@ -235,6 +235,11 @@ func (r *GPUPool) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 	} else {
 		plan.Allocatable = types.Int64Value(int64(p.AllocatableGPUsPerNode()))
 	}
+	if !gpuKnown || plan.Capacity.IsUnknown() || plan.Placement.IsUnknown() || plan.MachineType.IsUnknown() {
+		plan.TopologyLabels = types.BoolUnknown()
+	} else {
+		plan.TopologyLabels = types.BoolValue(p.TopologyLabels())
+	}
 	if !gpuKnown || plan.Capacity.IsUnknown() {
 		plan.SliceCost = types.Float64Unknown()
 	} else {

@@ -86,7 +86,15 @@ func registerNodes(t *testing.T, core kubernetes.Interface, nodes []tasNode, poo
 		created.Status = corev1.NodeStatus{Capacity: res, Allocatable: res, Conditions: []corev1.NodeCondition{
 			{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()},
 		}}
-		if _, err := core.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		updated, err := core.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The API server's TaintNodesByCondition admission adds
+		// node.kubernetes.io/not-ready on create; a kubelet reporting Ready has
+		// the node lifecycle controller take it off, which here is the test.
+		updated.Spec.Taints = taints
+		if _, err := core.CoreV1().Nodes().Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

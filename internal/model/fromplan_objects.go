@@ -164,6 +164,15 @@ func (r reader) pool(src Src) *Pool {
 	if r.at("autoscaling").Unknown() {
 		r.u.mark("autoscaling.max_nodes")
 	}
+	s.MachineType, s.Placement = r.str("machine_type"), r.str("placement")
+	switch n := r.at("topology_labels"); {
+	case n.Unknown():
+		r.u.mark("topology_labels")
+	default:
+		if b, ok := n.V.(bool); ok {
+			p.TopologyLabelsSaid = &b // a plan of a provider without it computes it from the spec
+		}
+	}
 	switch n := r.at("allocatable_gpus_per_node"); {
 	case n.Unknown():
 		r.u.mark("allocatable_gpus_per_node")

@@ -187,6 +187,9 @@ type Pool struct {
 	// live); AllocatableAbsent: a plan of a provider without the attribute.
 	AllocatablePerNode int64
 	AllocatableAbsent  bool
+	// TopologyLabelsSaid is the plan's topology_labels (nil live, or in a
+	// plan of a provider without it: TopologyLabels computes it).
+	TopologyLabelsSaid *bool
 	// Where is project/location/cluster as the plan says, for labels.
 	Where string
 	// Status is GKE's status of a live pool (RUNNING, ...); "" in a plan.

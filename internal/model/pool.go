@@ -179,3 +179,18 @@ func (p *Pool) GPUKind() string {
 
 // IntValue is a known quantity's value as a whole number.
 func (a Qty) IntValue() (int64, bool) { return a.q.AsInt64() }
+
+// TopologyLabels reports whether the pool's nodes carry GKE's topology
+// labels (spec.GPUPool.TopologyLabels, or the plan's topology_labels), and
+// whether that is known at plan time.
+func (p *Pool) TopologyLabels() (carries, known bool) {
+	switch {
+	case p.Unknown.Any("topology_labels"):
+		return false, false
+	case p.TopologyLabelsSaid != nil:
+		return *p.TopologyLabelsSaid, true
+	case p.Unknown.Any("gpu", "machine_type", "capacity", "placement"):
+		return false, false
+	}
+	return p.Spec.TopologyLabels(), true
+}

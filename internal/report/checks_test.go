@@ -61,6 +61,14 @@ func sharedLabel(p platform, other string) platform {
 		set("mlplatform_resource_flavor.h100", "node_labels", obj("pool-group", "gpus"))
 }
 
+// withTAS makes flavor h100 topology-aware (GKE's block and host levels) on
+// the spot H100 pool, with the given placement.
+func withTAS(p platform, placement any) platform {
+	return p.set("mlplatform_resource_flavor.h100", "topology_name", "gke-default").
+		set("mlplatform_gpu_pool.h100", "machine_type", "a3-highgpu-8g").set("mlplatform_gpu_pool.h100", "placement", placement).
+		add("mlplatform_topology.gke", obj("name", "gke-default", "levels", []any{"cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-host", "kubernetes.io/hostname"}))
+}
+
 func h100() map[string]any {
 	return obj("type", "nvidia-h100-80gb", "count", 8, "partition_size", nil, "sharing", nil, "driver", "default")
 }
@@ -272,6 +280,15 @@ func TestChecks(t *testing.T) {
 			return b().set("mlplatform_resource_flavor.h100", "topology_name", "gke-default").
 				add("mlplatform_topology.gke", obj("name", "gke-default", "levels", []any{"cloud.google.com/gce-topology-block", "kubernetes.io/hostname"}))
 		}, nil},
+		"MLP022 spot H100 pool without compact placement": {"MLP022", func() platform { return withTAS(b(), nil) }, []Severity{W}},
+		"MLP022 said by the plan":                         {"MLP022", func() platform { return withTAS(b(), nil).set("mlplatform_gpu_pool.h100", "topology_labels", false) }, []Severity{W}},
+		"MLP022 fixed: compact placement":                 {"MLP022", func() platform { return withTAS(b(), "compact") }, nil},
+		"MLP022 fixed: hostname only": {"MLP022", func() platform {
+			return withTAS(b(), nil).set("mlplatform_topology.gke", "levels", []any{"kubernetes.io/hostname"})
+		}, nil},
+		"MLP022 topology_labels unknown": {"MLP022", func() platform {
+			return withTAS(b(), "compact").unknownAt("mlplatform_gpu_pool.h100", "topology_labels")
+		}, []Severity{U}},
 		"MLP021 topology_name unknown": {"MLP021", func() platform {
 			return b().set("mlplatform_resource_flavor.h100", "topology_name", "gke-default").unknownAt("mlplatform_resource_flavor.h100", "topology_name")
 		}, []Severity{U}},

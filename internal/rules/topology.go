@@ -2,8 +2,11 @@ package rules
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/model"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
 // MLP021: a flavor naming a Topology that does not exist (in a plan: that
@@ -79,4 +82,60 @@ func (c *ctx) queuesWithQuotaOf(f *model.Flavor) []string {
 		}
 	}
 	return out
+}
+
+// MLP022: a topology-aware flavor whose pools' nodes will not carry every
+// level label of its Topology. Kueue's topology-aware scheduling counts only
+// the nodes that carry every level (pkg/util/tas NodeMatchesFlavor), so no
+// workload is admitted on such a pool through the flavor. GKE's levels are
+// on the nodes of the families GKE names (spec.GPUPool.TopologyLabels);
+// another label, on a pool's nodes when the pool sets it;
+// kubernetes.io/hostname on every node.
+func checkTopologyLevelsOnPools(c *ctx) {
+	for _, f := range c.pl.Flavors {
+		topo := flavorTopology(f)
+		if !topo.Known {
+			continue // unknown: MLP021 says so
+		}
+		t := c.pl.Topology(f.Src, topo.S)
+		if t == nil || t.Unknown.Any("levels") {
+			continue
+		}
+		pools, decided := c.pl.PoolsOf(f)
+		if !decided && len(pools) == 0 {
+			continue // which pools it stands for is MLP005's to say
+		}
+		for _, p := range pools {
+			if !p.GPUs {
+				continue
+			}
+			carries, known := p.TopologyLabels()
+			var missing []string
+			for _, l := range t.Spec.Levels {
+				switch {
+				case l == "kubernetes.io/hostname":
+				case slices.Contains([]string{spec.GKETopologyBlock, spec.GKETopologySubblock, spec.GKETopologyHost}, l):
+					if known && !carries {
+						missing = append(missing, l)
+					}
+				case p.Spec.KnowsNodeLabel(l):
+					if _, on := p.Spec.NodeLabels()[l]; !on && !p.Unknown.Any("labels") {
+						missing = append(missing, l)
+					}
+				}
+			}
+			if !known && len(missing) == 0 {
+				c.undecided([]string{f.Label(), p.Label()}, fmt.Sprintf("could not decide whether the nodes of pool %s carry the levels of Topology %s, which flavor %s names: the pool's topology_labels is %s",
+					p.Spec.Name, topo.S, flavorWords(model.FlavorName(f)), unknownText))
+				continue
+			}
+			if len(missing) == 0 {
+				continue
+			}
+			c.add(SevWarning, []string{f.Label(), p.Label(), t.Label()},
+				fmt.Sprintf("flavor %s is topology-aware (Topology %s), but the nodes of pool %s will not carry %s: Kueue counts only nodes with every level of the Topology, so no workload is admitted on that pool through the flavor",
+					flavorWords(model.FlavorName(f)), topo.S, p.Spec.Name, strings.Join(missing, ", ")),
+				"GKE labels nodes with their block, subblock and host on A4X, A4, A3 Ultra, A3 Mega and A3 High machines (Spot ones with placement = \"compact\"): use such a pool, or a Topology of levels these nodes carry (kubernetes.io/hostname alone), or drop topology_name")
+		}
+	}
 }

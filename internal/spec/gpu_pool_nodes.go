@@ -1,6 +1,9 @@
 package spec
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // What GKE puts on the nodes of a pool, said once: the rules that match
 // flavors and pods against pools (internal/model) read it from here, for a
@@ -87,4 +90,26 @@ func (p GPUPool) NodeTaints() []Taint {
 		add(t)
 	}
 	return out
+}
+
+// topologyFamilies are the machine families whose nodes GKE labels with
+// their placement (cloud.google.com/gce-topology-block, -subblock, -host):
+// GKE's page on topology-aware scheduling (AI Hypercomputer) names A4X, A4,
+// A3 Ultra, A3 Mega and A3 High, Spot nodes of them with compact placement
+// only (../shared/reference/GKE-KUEUE-FACTS.md, "Topology-Aware Scheduling
+// on GKE").
+var topologyFamilies = []string{"a4x-", "a4-", "a3-ultragpu-", "a3-megagpu-", "a3-highgpu-"}
+
+// TopologyLabels reports whether, by what GKE documents, the pool's nodes
+// carry GKE's topology labels: an A4X, A4, A3 Ultra, A3 Mega or A3 High
+// machine, and, for Spot capacity, compact placement.
+func (p GPUPool) TopologyLabels() bool {
+	mt := p.MachineType
+	if mt == "" {
+		mt, _ = PickMachineType(p.GPU.Type, p.GPU.Count)
+	}
+	if !slices.ContainsFunc(topologyFamilies, func(f string) bool { return strings.HasPrefix(mt, f) }) {
+		return false
+	}
+	return p.Capacity != CapacitySpot || p.Placement == PlacementCompact
 }

@@ -217,3 +217,33 @@ func TestGPUPoolPlainChecks(t *testing.T) {
 		}
 	}
 }
+
+func TestTopologyLabels(t *testing.T) {
+	t.Parallel()
+	pool := func(gpu string, count int, machine, capacity, placement string) GPUPool {
+		return GPUPool{GPU: GPU{Type: gpu, Count: count}, MachineType: machine, Capacity: capacity, Placement: placement}
+	}
+	cases := map[string]struct {
+		p    GPUPool
+		want bool
+	}{
+		"A3 High on demand":            {pool("nvidia-h100-80gb", 8, "a3-highgpu-8g", CapacityOnDemand, ""), true},
+		"A3 High, machine type picked": {pool("nvidia-h100-80gb", 8, "", CapacityReservation, ""), true},
+		"A3 Mega reservation":          {pool("nvidia-h100-mega-80gb", 8, "a3-megagpu-8g", CapacityReservation, ""), true},
+		"A3 High spot":                 {pool("nvidia-h100-80gb", 8, "a3-highgpu-8g", CapacitySpot, ""), false},
+		"A3 High spot, compact":        {pool("nvidia-h100-80gb", 8, "a3-highgpu-8g", CapacitySpot, PlacementCompact), true},
+		"A3 High flex-start":           {pool("nvidia-h100-80gb", 8, "a3-highgpu-8g", CapacityFlexStart, ""), true},
+		"A2 (A100)":                    {pool("nvidia-tesla-a100", 8, "a2-highgpu-8g", CapacityReservation, PlacementCompact), false},
+		"G2 (L4)":                      {pool("nvidia-l4", 1, "g2-standard-8", CapacityOnDemand, ""), false},
+		"A4 by name":                   {pool("nvidia-b200", 8, "a4-highgpu-8g", CapacityReservation, ""), true},
+		"A3 Ultra by name":             {pool("nvidia-h200-141gb", 8, "a3-ultragpu-8g", CapacitySpot, PlacementCompact), true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tc.want, tc.p.TopologyLabels()); diff != "" {
+				t.Errorf("TopologyLabels (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
