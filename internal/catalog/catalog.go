@@ -173,8 +173,8 @@ var accelerators = []Accelerator{
 		{"a4-highgpu-8g", 8},
 	}, Partitions: b200Partitions},
 	{Type: "nvidia-tesla-t4", DisplayName: "NVIDIA T4", MemoryGiB: 16, MachineTypes: n1MachineTypes(t4MaxVCPUs),
-		Attached: true, AttachRule: "T4s attach to an N1 machine type (n1-standard-*, n1-highmem-*, n1-highcpu-*): " +
-			"1 or 2 GPUs to one of up to 32 vCPUs, 4 GPUs to any size up to 96 vCPUs"},
+		Attached: true, AttachRule: "T4s attach to N1 machine types, n1-standard-*, n1-highmem-* and n1-highcpu-*: " +
+			"1 or 2 GPUs to those of up to 32 vCPUs, 4 GPUs to any size up to 96 vCPUs"},
 }
 
 // Accelerators returns every known accelerator (a copy, in a fixed order).

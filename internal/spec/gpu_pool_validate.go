@@ -148,7 +148,7 @@ func (p GPUPool) validateGPU(errs *FieldErrors) {
 	}
 	use := poolOrList(fits)
 	if a.Attached {
-		use = fmt.Sprintf("a machine type that takes %s (%s), e.g. %q", poolGPUs(p.GPU.Count, a.Type), a.AttachRule, poolExampleMachine(fits))
+		use = fmt.Sprintf("a machine type that takes %s, e.g. %q (%s)", poolGPUs(p.GPU.Count, a.Type), poolExampleMachine(fits), a.AttachRule)
 	}
 	t, counts, known := catalog.LookupMachineType(p.MachineType)
 	switch {
