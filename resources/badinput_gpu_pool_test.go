@@ -66,6 +66,10 @@ func init() {
 		}
 		return map[string]any{"gpu": g, "machine_type": machineType, "disk": map[string]any{"size_gb": 200}}
 	}
+	withPlacement := func(set map[string]any) map[string]any {
+		set["placement"] = "compact"
+		return set
+	}
 	withDisk := func(set map[string]any, diskType string) map[string]any {
 		set["disk"] = map[string]any{"size_gb": 200, "type": diskType}
 		return set
@@ -162,6 +166,10 @@ func init() {
 			"MIG on a T4":        {set: gpuOn("nvidia-tesla-t4", 1, "n1-standard-8", "1g.5gb"), path: "gpu.partition_size", want: `(?s)GPU Has No MIG Partitions.*nvidia-tesla-t4 cannot be partitioned.*time_sharing`},
 			"4g.71gb on an H200": {set: gpuOn("nvidia-h200-141gb", 8, nil, "4g.71gb"), path: "gpu.partition_size", want: `(?s)4g\.71gb gives one partition per GPU.*3 would sit idle.*3g\.71gb \(2 per GPU\)`},
 			"4g.90gb on a B200":  {set: gpuOn("nvidia-b200", 8, nil, "4g.90gb"), path: "gpu.partition_size", want: `(?s)4g\.90gb gives one partition per GPU.*7g\.180gb \(1 per GPU\)`},
+			"compact flex-start H200 over two zones": {set: flex(withPlacement(gpuOn("nvidia-h200-141gb", 8, nil, nil))), path: "node_locations",
+				want: `(?s)Compact Placement Needs One Zone`}, // flex-start with compact placement is GKE's on A3 Ultra: only the zone rule remains
+			"compact flex-start on T4": {set: flex(withPlacement(gpuOn("nvidia-tesla-t4", 1, "n1-standard-8", nil))), path: "placement",
+				want: `(?s)Compact Placement With Flex-Start.*A3 Ultra, A4 and H4D machines, not on n1-standard-8`},
 			"pd-balanced on H200": {set: withDisk(gpuOn("nvidia-h200-141gb", 8, nil, nil), "pd-balanced"), path: "disk.type",
 				want: `(?s)A3 Ultra machines \(a3-ultragpu-8g\) do not take pd-balanced disks; use hyperdisk-balanced`},
 			"pd-ssd on B200": {set: withDisk(gpuOn("nvidia-b200", 8, "a4-highgpu-8g", nil), "pd-ssd"), path: "disk.type",
