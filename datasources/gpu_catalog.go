@@ -45,8 +45,9 @@ func (d *GPUCatalog) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"accelerators": schema.MapNestedAttribute{
 				Computed: true,
 				MarkdownDescription: "Accelerator types, keyed by the GKE accelerator type name (`nvidia-h100-80gb`), as " +
-					"`mlplatform_gpu_pool`'s `gpu.type` spells them. On the A2, A3 and G2 families the GPUs are part of the machine shape, " +
-					"so a pool's machine type and GPU count must be one of `machine_types`.",
+					"`mlplatform_gpu_pool`'s `gpu.type` spells them. On the A2, A3, A4 and G2 families the GPUs are part of the machine shape, " +
+					"so a pool's machine type and GPU count must be one of `machine_types`. `nvidia-tesla-t4` attaches to N1 machine types: " +
+					"`machine_types` lists each N1 type once per GPU count its vCPUs allow.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"display_name":   schema.StringAttribute{Computed: true, MarkdownDescription: "The GPU's name, e.g. `NVIDIA H100 80GB`."},
 					"gpu_memory_gib": schema.Int64Attribute{Computed: true, MarkdownDescription: "Memory of one GPU, in GiB."},

@@ -75,6 +75,10 @@ provider "mlplatform" {
 
 data "mlplatform_gpu_catalog" "this" {}
 
+output "b200_machine_types" {
+  value = [for m in data.mlplatform_gpu_catalog.this.accelerators["nvidia-b200"].machine_types : m.name]
+}
+
 output "h100_machine_types" {
   value = [for m in data.mlplatform_gpu_catalog.this.accelerators["nvidia-h100-80gb"].machine_types : m.name if m.gpus_per_node == 8]
 }
@@ -82,8 +86,13 @@ output "h100_machine_types" {
 
 	const ds = "data.mlplatform_gpu_catalog.this"
 	// Rows are sorted by accelerator, then on_demand, spot, flex_start,
-	// reservation: nvidia-a100-80gb's four rows come first.
-	h100Spot := 4 + 1
+	// reservation: H100's spot row is where the default table has it.
+	h100Spot := -1
+	for i, r := range pricing.Default().Rows() {
+		if r.Accelerator == "nvidia-h100-80gb" && r.Capacity == pricing.Spot {
+			h100Spot = i
+		}
+	}
 	defaultOnDemand, _ := pricing.Default().HourlyPerGPU("nvidia-h100-80gb", pricing.OnDemand)
 	acctest.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
@@ -111,6 +120,11 @@ output "h100_machine_types" {
 					"date":             knownvalue.StringExact(pricing.Default().Date()),
 				})),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("prices_region"), knownvalue.StringExact("us-central1")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("accelerators").AtMapKey("nvidia-tesla-t4").AtMapKey("gpus_per_node"),
+					knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(1), knownvalue.Int64Exact(2), knownvalue.Int64Exact(4)})),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("accelerators").AtMapKey("nvidia-h200-141gb").AtMapKey("partition_sizes").AtSliceIndex(0),
+					knownvalue.ObjectExact(map[string]knownvalue.Check{"size": knownvalue.StringExact("1g.18gb"), "slices_per_gpu": knownvalue.Int64Exact(7)})),
+				statecheck.ExpectKnownOutputValue("b200_machine_types", knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("a4-highgpu-8g")})),
 				statecheck.ExpectKnownOutputValue("h100_machine_types", knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("a3-highgpu-8g")})),
 			},
 			Check: func(*terraform.State) error {

@@ -9,7 +9,8 @@ import (
 // to 40 lower-case letters, digits and '-', starting with a letter, not
 // ending with '-'); zones are zones of the cluster's region (the provider's
 // us-central1 here, known only when the plan is made); machine type, GPU
-// type and count come from the catalog (a GPU's count is a machine shape);
+// type and count come from the catalog (a GPU's count is a machine shape,
+// but for the T4, whose count on N1 is chosen within the machine's size);
 // boot disks are those GKE boots from and the machine series supports;
 // node labels and taints are Kubernetes' (the kubelet refuses labels under
 // kubernetes.io and k8s.io, GKE and Kubernetes own some keys); resource
@@ -53,6 +54,25 @@ func init() {
 			g["count"] = 8
 		}
 		return map[string]any{"gpu": g, "machine_type": machineType}
+	}
+	// gpuOn sets gpu (count × accelType, partitioned when partition is not
+	// nil) and machine_type (left out when nil), with a disk of GKE's
+	// default type: the valid configuration's pd-balanced does not boot A3
+	// Ultra or A4.
+	gpuOn := func(accelType string, count int, machineType, partition any) map[string]any {
+		g := map[string]any{"type": accelType, "count": count}
+		if partition != nil {
+			g["partition_size"] = partition
+		}
+		return map[string]any{"gpu": g, "machine_type": machineType, "disk": map[string]any{"size_gb": 200}}
+	}
+	withPlacement := func(set map[string]any) map[string]any {
+		set["placement"] = "compact"
+		return set
+	}
+	withDisk := func(set map[string]any, diskType string) map[string]any {
+		set["disk"] = map[string]any{"size_gb": 200, "type": diskType}
+		return set
 	}
 	share := func(strategy string, clients int) map[string]any {
 		return map[string]any{"strategy": strategy, "max_shared_clients_per_gpu": clients}
@@ -101,7 +121,7 @@ func init() {
 			"machine type empty, one fits": {set: map[string]any{"machine_type": "", "gpu": map[string]any{"type": "nvidia-h100-80gb", "count": 8}},
 				path: "machine_type", want: `(?s)Empty Machine Type.*a3-highgpu-8g`},
 			"machine type of other gpu": {set: map[string]any{"machine_type": "a3-highgpu-8g"}, path: "machine_type", want: `(?s)Machine Type Does Not Match GPU.*carries 8 × nvidia-h100-80gb`},
-			"machine type without gpu":  {set: map[string]any{"machine_type": "n1-standard-8"}, path: "machine_type", want: `(?s)does not carry nvidia-l4 GPUs.*g2-standard-4`},
+			"machine type without gpu":  {set: map[string]any{"machine_type": "e2-standard-8"}, path: "machine_type", want: `(?s)does not carry nvidia-l4 GPUs.*g2-standard-4`},
 			"machine type upper case":   {set: map[string]any{"machine_type": "G2-Standard-8"}, path: "machine_type", want: `(?s)lower case: "g2-standard-8"`},
 			"machine type ambiguous":    {set: map[string]any{"machine_type": nil}, path: "machine_type", want: `(?s)Machine Type Needed.*g2-standard-4`},
 			"count the machine lacks":   {set: map[string]any{"gpu": map[string]any{"type": "nvidia-l4", "count": 2}}, path: "machine_type", want: `(?s)carries 1 × nvidia-l4.*g2-standard-24`},
@@ -114,6 +134,48 @@ func init() {
 			"driver unknown":            {set: map[string]any{"gpu": map[string]any{"type": "nvidia-l4", "count": 1, "driver": "newest"}}, path: "gpu.driver", want: `(?s)Invalid GPU Driver.*default, latest, disabled`},
 			"driver in upper case":      {set: map[string]any{"gpu": map[string]any{"type": "nvidia-l4", "count": 1, "driver": "Latest"}}, path: "gpu.driver", want: `(?s)write "latest"`},
 			"driver empty":              {set: map[string]any{"gpu": map[string]any{"type": "nvidia-l4", "count": 1, "driver": ""}}, path: "gpu.driver", want: `(?s)Empty GPU Driver`},
+
+			// The newer GPUs: H200 on A3 Ultra and B200 on A4 (8 per node,
+			// their own MIG sizes, Hyperdisk boot disks), and T4 attached to
+			// N1 (the count chosen: 1 or 2 up to 32 vCPUs, 4 up to 96).
+			"H200 on A3 High": {set: gpuOn("nvidia-h200-141gb", 8, "a3-highgpu-8g", nil), path: "machine_type",
+				want: `(?s)Machine Type Does Not Match GPU.*"a3-highgpu-8g" carries 8 × nvidia-h100-80gb, but gpu asks for 8 × nvidia-h200-141gb\. Use a3-ultragpu-8g`},
+			"H200 on A4": {set: gpuOn("nvidia-h200-141gb", 8, "a4-highgpu-8g", nil), path: "machine_type",
+				want: `(?s)carries 8 × nvidia-b200.*Use a3-ultragpu-8g`},
+			"B200 on A3 Ultra": {set: gpuOn("nvidia-b200", 8, "a3-ultragpu-8g", nil), path: "machine_type",
+				want: `(?s)"a3-ultragpu-8g" carries 8 × nvidia-h200-141gb, but gpu asks for 8 × nvidia-b200\. Use a4-highgpu-8g`},
+			"one H200":      {set: gpuOn("nvidia-h200-141gb", 1, nil, nil), path: "gpu.count", want: `(?s)GPU Count Not Offered.*nvidia-h200-141gb comes in 8 GPUs per node, not 1`},
+			"four B200":     {set: gpuOn("nvidia-b200", 4, nil, nil), path: "gpu.count", want: `(?s)nvidia-b200 comes in 8 GPUs per node, not 4`},
+			"B200 in caps":  {set: gpuOn("NVIDIA-B200", 8, nil, nil), path: "gpu.type", want: `(?s)case-sensitive: write "nvidia-b200"`},
+			"T4 on G2":      {set: gpuOn("nvidia-tesla-t4", 1, "g2-standard-8", nil), path: "machine_type", want: `(?s)"g2-standard-8" carries 1 × nvidia-l4, but gpu asks for 1 × nvidia-tesla-t4\. Use a machine type that takes 1 × nvidia-tesla-t4, e\.g\. "n1-standard-8" \(T4s attach to N1`},
+			"T4 on A2":      {set: gpuOn("nvidia-tesla-t4", 1, "a2-highgpu-1g", nil), path: "machine_type", want: `(?s)carries 1 × nvidia-tesla-a100.*"n1-standard-8"`},
+			"T4 on N2":      {set: gpuOn("nvidia-tesla-t4", 2, "n2-standard-8", nil), path: "machine_type", want: `(?s)"n2-standard-8" does not carry nvidia-tesla-t4 GPUs; 2 × nvidia-tesla-t4 come with a machine type that takes 2 × nvidia-tesla-t4, e\.g\. "n1-standard-8"`},
+			"three T4":      {set: gpuOn("nvidia-tesla-t4", 3, "n1-standard-8", nil), path: "gpu.count", want: `(?s)GPU Count Not Offered.*nvidia-tesla-t4 comes in 1, 2 or 4 GPUs per node, not 3`},
+			"eight T4":      {set: gpuOn("nvidia-tesla-t4", 8, "n1-standard-32", nil), path: "gpu.count", want: `(?s)1, 2 or 4 GPUs per node, not 8`},
+			"T4 no machine": {set: gpuOn("nvidia-tesla-t4", 1, nil, nil), path: "machine_type", want: `(?s)Machine Type Needed.*1 × nvidia-tesla-t4 attach to a general-purpose machine type you choose, so set machine_type: T4s attach to N1.*machine_type = "n1-standard-8"`},
+			"one T4 on 64 vCPUs": {set: gpuOn("nvidia-tesla-t4", 1, "n1-standard-64", nil), path: "machine_type",
+				want: `(?s)"n1-standard-64" takes 4 × nvidia-tesla-t4, not 1\. Set gpu\.count to 4, or use a machine type that takes 1 × nvidia-tesla-t4.*up to 32 vCPUs`},
+			"two T4 on 96 vCPUs": {set: gpuOn("nvidia-tesla-t4", 2, "n1-highmem-96", nil), path: "machine_type", want: `(?s)"n1-highmem-96" takes 4 × nvidia-tesla-t4, not 2`},
+			"L4 on N1": {set: map[string]any{"machine_type": "n1-standard-8"}, path: "machine_type",
+				want: `(?s)"n1-standard-8" takes 1, 2 or 4 × nvidia-tesla-t4, but gpu asks for 1 × nvidia-l4\. Use g2-standard-4`},
+			"an H100 size on an H200": {set: gpuOn("nvidia-h200-141gb", 8, nil, "1g.20gb"), path: "gpu.partition_size",
+				want: `(?s)Partition Size Not Offered.*nvidia-h200-141gb is partitioned into 1g\.18gb \(7 per GPU\), 1g\.35gb \(4 per GPU\), 2g\.35gb \(3 per GPU\), 3g\.71gb \(2 per GPU\), 7g\.141gb \(1 per GPU\); "1g\.20gb" is not one of them.*a size of nvidia-h100-80gb`},
+			"a B200 size on an H200": {set: gpuOn("nvidia-h200-141gb", 8, nil, "1g.23gb"), path: "gpu.partition_size", want: `(?s)"1g\.23gb" is not one of them.*a size of nvidia-b200`},
+			"an H200 size on a B200": {set: gpuOn("nvidia-b200", 8, nil, "3g.71gb"), path: "gpu.partition_size",
+				want: `(?s)nvidia-b200 is partitioned into 1g\.23gb \(7 per GPU\).*7g\.180gb \(1 per GPU\); "3g\.71gb" is not one of them.*a size of nvidia-h200-141gb`},
+			"MIG on a T4":        {set: gpuOn("nvidia-tesla-t4", 1, "n1-standard-8", "1g.5gb"), path: "gpu.partition_size", want: `(?s)GPU Has No MIG Partitions.*nvidia-tesla-t4 cannot be partitioned.*time_sharing`},
+			"4g.71gb on an H200": {set: gpuOn("nvidia-h200-141gb", 8, nil, "4g.71gb"), path: "gpu.partition_size", want: `(?s)4g\.71gb gives one partition per GPU.*3 would sit idle.*3g\.71gb \(2 per GPU\)`},
+			"4g.90gb on a B200":  {set: gpuOn("nvidia-b200", 8, nil, "4g.90gb"), path: "gpu.partition_size", want: `(?s)4g\.90gb gives one partition per GPU.*7g\.180gb \(1 per GPU\)`},
+			"compact flex-start H200 over two zones": {set: flex(withPlacement(gpuOn("nvidia-h200-141gb", 8, nil, nil))), path: "node_locations",
+				want: `(?s)Compact Placement Needs One Zone`}, // flex-start with compact placement is GKE's on A3 Ultra: only the zone rule remains
+			"compact flex-start on T4": {set: flex(withPlacement(gpuOn("nvidia-tesla-t4", 1, "n1-standard-8", nil))), path: "placement",
+				want: `(?s)Compact Placement With Flex-Start.*A3 Ultra, A4 and H4D machines, not on n1-standard-8`},
+			"pd-balanced on H200": {set: withDisk(gpuOn("nvidia-h200-141gb", 8, nil, nil), "pd-balanced"), path: "disk.type",
+				want: `(?s)A3 Ultra machines \(a3-ultragpu-8g\) do not take pd-balanced disks; use hyperdisk-balanced`},
+			"pd-ssd on B200": {set: withDisk(gpuOn("nvidia-b200", 8, "a4-highgpu-8g", nil), "pd-ssd"), path: "disk.type",
+				want: `(?s)A4 machines \(a4-highgpu-8g\) do not take pd-ssd disks; use hyperdisk-balanced`},
+			"hyperdisk on N1": {set: withDisk(gpuOn("nvidia-tesla-t4", 1, "n1-standard-8", nil), "hyperdisk-balanced"), path: "disk.type",
+				want: `(?s)N1 machines \(n1-standard-8\) do not take hyperdisk-balanced disks; use pd-balanced, pd-ssd or pd-standard`},
 
 			// GPU sharing: MIG partition sizes per accelerator, time-sharing and MPS.
 			"MIG on an L4":                            {set: a100("nvidia-l4", "g2-standard-8", "1g.5gb", nil), path: "gpu.partition_size", want: `(?s)GPU Has No MIG Partitions.*nvidia-l4 cannot be partitioned.*time_sharing`},

@@ -135,7 +135,8 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 			"machine_type": schema.StringAttribute{Optional: true, Computed: true,
 				Validators: []validator.String{gpuPoolMachineTypeNotEmpty{}},
 				MarkdownDescription: "Compute Engine machine type. May be omitted when `gpu` fits exactly one (e.g. 8 × `nvidia-h100-80gb`: " +
-					"`a3-highgpu-8g`); 1 × `nvidia-l4` fits five `g2-standard-*` sizes, so it must be set. Changing it replaces the pool.",
+					"`a3-highgpu-8g`); 1 × `nvidia-l4` fits five `g2-standard-*` sizes, so it must be set, and so must the N1 machine " +
+					"`nvidia-tesla-t4` attaches to. Changing it replaces the pool.",
 				PlanModifiers: []planmodifier.String{machineTypeDefault{}, stringplanmodifier.RequiresReplace()}},
 			"gpu": schema.SingleNestedAttribute{Required: true, MarkdownDescription: "The GPUs on every node.",
 				Attributes: map[string]schema.Attribute{

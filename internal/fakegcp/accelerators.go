@@ -3,6 +3,7 @@ package fakegcp
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	containerpb "cloud.google.com/go/container/apiv1/containerpb"
@@ -14,8 +15,10 @@ type gpuAccel struct {
 	count int64
 }
 
-// fixedGPUs lists the accelerator-optimized machine types (A2, A3, G2): their
-// GPUs are part of the machine shape, so type and count must match exactly.
+// fixedGPUs lists the accelerator-optimized machine types (A2, A3, A4, G2):
+// their GPUs are part of the machine shape, so type and count must match
+// exactly. A3 Ultra carries H200 and A4 B200 (Compute Engine,
+// Accelerator-optimized machine family; GKE, About GPUs).
 var fixedGPUs = map[string]gpuAccel{
 	"g2-standard-4":  {"nvidia-l4", 1},
 	"g2-standard-8":  {"nvidia-l4", 1},
@@ -31,6 +34,9 @@ var fixedGPUs = map[string]gpuAccel{
 	"a3-highgpu-4g": {"nvidia-h100-80gb", 4},
 	"a3-highgpu-8g": {"nvidia-h100-80gb", 8},
 	"a3-megagpu-8g": {"nvidia-h100-mega-80gb", 8},
+
+	"a3-ultragpu-8g": {"nvidia-h200-141gb", 8},
+	"a4-highgpu-8g":  {"nvidia-b200", 8},
 
 	"a2-highgpu-1g":  {"nvidia-tesla-a100", 1},
 	"a2-highgpu-2g":  {"nvidia-tesla-a100", 2},
@@ -50,9 +56,27 @@ var n1GPUs = map[string][]int64{
 	"nvidia-tesla-v100": {1, 2, 4, 8},
 }
 
+// n1MaxVCPUs is the most vCPUs an N1 machine may have with a count of T4s
+// (Compute Engine, GPU machine types, NVIDIA T4: 1 or 2 GPUs with 1-48
+// vCPUs, 4 GPUs with 1-96). Other N1 GPUs are not limited here.
+var n1MaxVCPUs = map[string]map[int64]int{
+	"nvidia-tesla-t4": {1: 48, 2: 48, 4: 96},
+}
+
 func isGPUFamily(machineType string) bool {
 	fam, _, _ := strings.Cut(machineType, "-")
-	return fam == "a2" || fam == "a3" || fam == "g2"
+	return fam == "a2" || fam == "a3" || fam == "a4" || fam == "g2"
+}
+
+// n1VCPUs is the vCPU count of a predefined N1 machine type
+// (n1-standard-8: 8); 0 when the name has none.
+func n1VCPUs(machineType string) int {
+	i := strings.LastIndex(machineType, "-")
+	n, err := strconv.Atoi(machineType[i+1:])
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // validateAccelerators checks the machine type / accelerator pairing and, like
@@ -98,7 +122,7 @@ func validateAcceleratorPairing(cfg *containerpb.NodeConfig) error {
 		return nil
 	}
 	if !strings.HasPrefix(mt, "n1-") {
-		return invalidArg("Accelerator %q is not supported with machine type %q; GPUs attach only to N1 or accelerator-optimized (A2, A3, G2) machine types.",
+		return invalidArg("Accelerator %q is not supported with machine type %q; GPUs attach only to N1 or accelerator-optimized (A2, A3, A4, G2) machine types.",
 			accs[0].AcceleratorType, mt)
 	}
 	for _, a := range accs {
@@ -110,6 +134,11 @@ func validateAcceleratorPairing(cfg *containerpb.NodeConfig) error {
 		if !slices.Contains(counts, a.AcceleratorCount) {
 			return invalidArg("Invalid accelerator count %d for accelerator %q on machine type %q; the required count is one of %v.",
 				a.AcceleratorCount, a.AcceleratorType, mt, counts)
+		}
+		// Wording not recorded (no GKE message for this refusal was found).
+		if maxCPUs := n1MaxVCPUs[a.AcceleratorType][a.AcceleratorCount]; maxCPUs > 0 && n1VCPUs(mt) > maxCPUs {
+			return invalidArg("Machine type %q has %d vCPUs; %d accelerator(s) %q allow at most %d vCPUs.",
+				mt, n1VCPUs(mt), a.AcceleratorCount, a.AcceleratorType, maxCPUs)
 		}
 	}
 	return nil
@@ -125,6 +154,8 @@ var migSizes = map[string]map[string]int{
 	"nvidia-tesla-a100": {"1g.5gb": 7, "2g.10gb": 3, "3g.20gb": 2, "4g.20gb": 1, "7g.40gb": 1},
 	"nvidia-a100-80gb":  {"1g.10gb": 7, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1, "7g.80gb": 1},
 	"nvidia-h100-80gb":  {"1g.10gb": 7, "1g.20gb": 4, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1, "7g.80gb": 1},
+	"nvidia-h200-141gb": {"1g.18gb": 7, "1g.35gb": 4, "2g.35gb": 3, "3g.71gb": 2, "4g.71gb": 1, "7g.141gb": 1},
+	"nvidia-b200":       {"1g.23gb": 7, "1g.45gb": 4, "2g.45gb": 3, "3g.90gb": 2, "4g.90gb": 1, "7g.180gb": 1},
 }
 
 // Bounds of gpu_sharing_config.max_shared_clients_per_gpu. 48 is GKE's

@@ -50,6 +50,15 @@ func TestAcceleratorMachineTypePairing(t *testing.T) {
 		{machine: "a3-highgpu-8g", accel: "nvidia-h100-80gb", count: 4, wantCode: codes.InvalidArgument, wantMsg: []string{`"a3-highgpu-8g"`, `"nvidia-h100-80gb"`, "count 8"}},
 		{machine: "a3-megagpu-8g", accel: "nvidia-h100-80gb", count: 8, wantCode: codes.InvalidArgument, wantMsg: []string{`"a3-megagpu-8g"`, `"nvidia-h100-mega-80gb"`, "count 8"}},
 		{machine: "a3-highgpu-8g", accel: "nvidia-h100-mega-80gb", count: 8, wantCode: codes.InvalidArgument, wantMsg: []string{`"a3-highgpu-8g"`, `"nvidia-h100-80gb"`}},
+		// A3 Ultra: H200; A4: B200
+		{machine: "a3-ultragpu-8g", accel: "nvidia-h200-141gb", count: 8},
+		{machine: "a4-highgpu-8g", accel: "nvidia-b200", count: 8},
+		{machine: "a3-ultragpu-8g", accel: "nvidia-h200-141gb", count: 4, wantCode: codes.InvalidArgument, wantMsg: []string{`"a3-ultragpu-8g"`, `"nvidia-h200-141gb"`, "count 8"}},
+		{machine: "a3-ultragpu-8g", accel: "nvidia-h100-80gb", count: 8, wantCode: codes.InvalidArgument, wantMsg: []string{`"a3-ultragpu-8g"`, `requires accelerator "nvidia-h200-141gb"`}},
+		{machine: "a3-highgpu-8g", accel: "nvidia-h200-141gb", count: 8, wantCode: codes.InvalidArgument, wantMsg: []string{`"a3-highgpu-8g"`, `requires accelerator "nvidia-h100-80gb"`}},
+		{machine: "a4-highgpu-8g", accel: "nvidia-h200-141gb", count: 8, wantCode: codes.InvalidArgument, wantMsg: []string{`"a4-highgpu-8g"`, `requires accelerator "nvidia-b200"`}},
+		{machine: "a4-highgpu-4g", accel: "nvidia-b200", count: 4, wantCode: codes.InvalidArgument, wantMsg: []string{`"a4-highgpu-4g"`, "unknown accelerator-optimized machine type"}},
+		{machine: "n1-standard-8", accel: "nvidia-b200", count: 1, wantCode: codes.InvalidArgument, wantMsg: []string{`"nvidia-b200"`, "N1 machine types support"}},
 		// A2: A100 40GB and 80GB
 		{machine: "a2-highgpu-1g", accel: "nvidia-tesla-a100", count: 1},
 		{machine: "a2-highgpu-2g", accel: "nvidia-tesla-a100", count: 2},
@@ -68,10 +77,19 @@ func TestAcceleratorMachineTypePairing(t *testing.T) {
 		{machine: "g2-standard-48", want: &accel{"nvidia-l4", 4}},
 		{machine: "a3-megagpu-8g", want: &accel{"nvidia-h100-mega-80gb", 8}},
 		{machine: "a2-ultragpu-2g", want: &accel{"nvidia-a100-80gb", 2}},
+		{machine: "a3-ultragpu-8g", want: &accel{"nvidia-h200-141gb", 8}},
+		{machine: "a4-highgpu-8g", want: &accel{"nvidia-b200", 8}},
 		// N1 with attached T4 / V100 / P4.
 		{machine: "n1-standard-4", accel: "nvidia-tesla-t4", count: 1},
 		{machine: "n1-standard-8", accel: "nvidia-tesla-t4", count: 2},
 		{machine: "n1-highmem-16", accel: "nvidia-tesla-t4", count: 4},
+		{machine: "n1-standard-32", accel: "nvidia-tesla-t4", count: 1},
+		{machine: "n1-highcpu-32", accel: "nvidia-tesla-t4", count: 2},
+		{machine: "n1-standard-96", accel: "nvidia-tesla-t4", count: 4},
+		{machine: "n1-highmem-64", accel: "nvidia-tesla-t4", count: 4},
+		// 1 or 2 T4s take at most 48 vCPUs: the 64- and 96-vCPU N1 sizes take 4.
+		{machine: "n1-standard-64", accel: "nvidia-tesla-t4", count: 1, wantCode: codes.InvalidArgument, wantMsg: []string{`"n1-standard-64"`, "64 vCPUs", "at most 48"}},
+		{machine: "n1-highmem-96", accel: "nvidia-tesla-t4", count: 2, wantCode: codes.InvalidArgument, wantMsg: []string{`"n1-highmem-96"`, "96 vCPUs", "at most 48"}},
 		{machine: "n1-standard-8", accel: "nvidia-tesla-v100", count: 1},
 		{machine: "n1-standard-32", accel: "nvidia-tesla-v100", count: 8},
 		{machine: "n1-standard-4", accel: "nvidia-tesla-p4", count: 4},
@@ -174,5 +192,39 @@ func TestUpdateNodePoolMachineTypeKeepsAcceleratorPairing(t *testing.T) {
 				t.Errorf("accelerators (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDefaultBootDiskOnGPUMachines: a pool created without a disk type gets
+// GKE's default for its series: hyperdisk-balanced on the Hyperdisk-only A3
+// Ultra and A4, pd-balanced on A3 High and N1.
+func TestDefaultBootDiskOnGPUMachines(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	want := map[string]string{
+		"a3-ultragpu-8g": "hyperdisk-balanced",
+		"a4-highgpu-8g":  "hyperdisk-balanced",
+		"a3-highgpu-8g":  "pd-balanced",
+		"n1-standard-8":  "pd-balanced",
+	}
+	got := map[string]string{}
+	for machine := range want {
+		cluster := "disk-" + machine // own cluster: no op conflicts
+		e.srv.Container.AddCluster(project, location, cluster, false)
+		pool := gpuPool("np", machine, "", 0)
+		if machine == "n1-standard-8" {
+			pool = gpuPool("np", machine, "nvidia-tesla-t4", 1)
+		}
+		if _, err := e.cm.CreateNodePool(context.Background(), &containerpb.CreateNodePoolRequest{Parent: clusterName(cluster), NodePool: pool}); err != nil {
+			t.Fatalf("CreateNodePool(%s): %v", machine, err)
+		}
+		cfg := e.getPool(t, cluster, "np").Config
+		got[machine] = cfg.GetDiskType()
+		if bd := cfg.GetBootDisk().GetDiskType(); bd != cfg.GetDiskType() {
+			t.Errorf("%s: boot_disk.disk_type %q, disk_type %q", machine, bd, cfg.GetDiskType())
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("default disk types (-want +got):\n%s", diff)
 	}
 }

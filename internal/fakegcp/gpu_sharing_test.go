@@ -54,7 +54,7 @@ func errOf(err error) gotErr {
 // INVALID_ARGUMENT.
 // migHint is the remedy the fake names when a partition size is asked of an
 // accelerator without MIG.
-const migHint = "Leave gpu_partition_size unset, or use an accelerator type with MIG: nvidia-a100-80gb, nvidia-h100-80gb, nvidia-tesla-a100."
+const migHint = "Leave gpu_partition_size unset, or use an accelerator type with MIG: nvidia-a100-80gb, nvidia-b200, nvidia-h100-80gb, nvidia-h200-141gb, nvidia-tesla-a100."
 
 func TestCreateNodePoolGPUSharing(t *testing.T) {
 	t.Parallel()
@@ -69,6 +69,9 @@ func TestCreateNodePoolGPUSharing(t *testing.T) {
 		{name: "A100 4g.20gb", machine: "a2-highgpu-1g", accel: accel("nvidia-tesla-a100", 1, "4g.20gb", nil)},
 		{name: "H100 1g.20gb", machine: "a3-highgpu-1g", accel: accel("nvidia-h100-80gb", 1, "1g.20gb", nil)},
 		{name: "A100 80GB 7g.80gb", machine: "a2-ultragpu-1g", accel: accel("nvidia-a100-80gb", 1, "7g.80gb", nil)},
+		{name: "H200 1g.18gb", machine: "a3-ultragpu-8g", accel: accel("nvidia-h200-141gb", 8, "1g.18gb", nil)},
+		{name: "H200 4g.71gb", machine: "a3-ultragpu-8g", accel: accel("nvidia-h200-141gb", 8, "4g.71gb", nil)}, // the partitioner accepts it
+		{name: "B200 3g.90gb", machine: "a4-highgpu-8g", accel: accel("nvidia-b200", 8, "3g.90gb", nil)},
 		{name: "A100 1g.5gb time-sharing 3", machine: "a2-highgpu-1g", accel: accel("nvidia-tesla-a100", 1, "1g.5gb", timeSharing(3))},
 		{name: "L4 time-sharing 4", machine: "g2-standard-4", accel: accel("nvidia-l4", 1, "", timeSharing(4))},
 		{name: "L4 MPS 2", machine: "g2-standard-4", accel: accel("nvidia-l4", 1, "", mps(2))},
@@ -82,6 +85,18 @@ func TestCreateNodePoolGPUSharing(t *testing.T) {
 		{
 			name: "MIG on H100 mega", machine: "a3-megagpu-8g", accel: accel("nvidia-h100-mega-80gb", 8, "1g.10gb", nil),
 			wantErr: &gotErr{codes.InvalidArgument, `GPU partitioning is not supported for accelerator type "nvidia-h100-mega-80gb"; gpu_partition_size "1g.10gb" is invalid. ` + migHint},
+		},
+		{
+			name: "MIG on T4", machine: "n1-standard-8", accel: accel("nvidia-tesla-t4", 1, "1g.5gb", nil),
+			wantErr: &gotErr{codes.InvalidArgument, `GPU partitioning is not supported for accelerator type "nvidia-tesla-t4"; gpu_partition_size "1g.5gb" is invalid. ` + migHint},
+		},
+		{
+			name: "H100 size on H200", machine: "a3-ultragpu-8g", accel: accel("nvidia-h200-141gb", 8, "1g.20gb", nil),
+			wantErr: &gotErr{codes.InvalidArgument, `Invalid gpu_partition_size "1g.20gb" for accelerator type "nvidia-h200-141gb"; valid sizes are 1g.18gb, 1g.35gb, 2g.35gb, 3g.71gb, 4g.71gb, 7g.141gb.`},
+		},
+		{
+			name: "H200 size on B200", machine: "a4-highgpu-8g", accel: accel("nvidia-b200", 8, "1g.18gb", nil),
+			wantErr: &gotErr{codes.InvalidArgument, `Invalid gpu_partition_size "1g.18gb" for accelerator type "nvidia-b200"; valid sizes are 1g.23gb, 1g.45gb, 2g.45gb, 3g.90gb, 4g.90gb, 7g.180gb.`},
 		},
 		{
 			name: "1g.10gb on A100 40GB", machine: "a2-highgpu-1g", accel: accel("nvidia-tesla-a100", 1, "1g.10gb", nil),

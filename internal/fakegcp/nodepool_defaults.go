@@ -177,14 +177,17 @@ func instanceGroupURLs(project string, c *containerpb.Cluster, np *containerpb.N
 // there is hyperdisk-balanced: recorded for n4-standard-2 (k8s-config-connector
 // containernodepool-advanced-machine-features/_http.log); C4, C4A and C4D
 // support Hyperdisk only too (Compute Engine machine series, disk types).
-var hyperdiskOnlySeries = []string{"n4", "c4", "c4a", "c4d"}
+// So do A4 and A3 Ultra (a3-ultragpu-*; Compute Engine,
+// Accelerator-optimized machine family, "Supported disk types": Hyperdisk
+// only); not recorded from GKE, the same rule applied.
+var hyperdiskOnlySeries = []string{"n4", "c4", "c4a", "c4d", "a4"}
 
 // defaultDiskType is GKE's boot disk type for a machine type created
 // without one: pd-balanced (recorded for e2-medium, n2-standard-2), or
 // hyperdisk-balanced on series that cannot boot from Persistent Disk.
 func defaultDiskType(machineType string) string {
 	series, _, _ := strings.Cut(machineType, "-")
-	if slices.Contains(hyperdiskOnlySeries, series) {
+	if slices.Contains(hyperdiskOnlySeries, series) || strings.HasPrefix(machineType, "a3-ultragpu-") {
 		return "hyperdisk-balanced"
 	}
 	return "pd-balanced"

@@ -28,6 +28,26 @@ package pricing
 //     committed-use discount, if you have one, is not modelled.
 //   - nvidia-l4 (g2-standard-4, 1 GPU): not found in the sources searched;
 //     estimate.
+//   - nvidia-h200-141gb (a3-ultragpu-8g) and nvidia-b200 (a4-highgpu-8g):
+//     not in the Cloud Billing Catalog export (its pricing.yml of
+//     2026-07-30, commit fd66b26, lists no A3 Ultra or A4 machine type) and
+//     Google's pages could not be read, so every cell is an estimate from
+//     third-party figures: a3-ultragpu-8g 86.76 USD/h (cloudprice.net's
+//     monthly 63,334.74 ÷ 730 h, cheapest region, quoted in a public
+//     research note of 2026-05), a4-highgpu-8g 148.21 USD/h (a public
+//     price comparison's figure); Spot at A3 High's us-central1 Spot ratio
+//     (35.593010 / 88.490000 = 0.4022) of that, which agrees with another
+//     note's rounded 34 USD/h for a3-ultragpu-8g Spot.
+//   - nvidia-tesla-t4 on N1: Compute Engine bills an N1 node as its GPUs
+//     plus its machine type, which the user chooses. A cell is one T4 plus
+//     an n1-standard-4's worth of machine (4 vCPUs, 15 GB): the shape that
+//     keeps 4 vCPUs per GPU (n1-standard-4 with 1, -8 with 2, -16 with 4),
+//     so a pool's cost is the cell × its GPUs. A pool with more machine
+//     per GPU costs more: override the cell with a price file. n1-standard-4
+//     in us-central1: 0.189999 / Spot 0.06701 (the export above, 2026-07-30);
+//     the T4: 0.35 on-demand (Google Cloud GPU pricing, as listed by
+//     computeprices.com for 1 × T4 on Google Cloud, 2026-04); T4 Spot not
+//     found, estimated at the 0.4022 ratio (0.14).
 const (
 	defaultDate   = "2026-11-29"
 	defaultRegion = "us-central1"
@@ -38,10 +58,16 @@ const (
 
 const (
 	noteReservation = "reservations bill at the on-demand rate; committed-use discounts not applied"
-	noteFlexA       = "estimate: on-demand × 0.5; flex-start is documented as discounted for A2/A3, rate not found"
+	noteFlexA       = "estimate: on-demand × 0.5; flex-start is documented as discounted for A4/A3/A2, rate not found"
 	noteMega        = "estimate: us-central1 not listed, us-east4 price (a3-megagpu-8g ÷ 8)"
 	noteL4          = "estimate: g2-standard-4 price not found in the sources searched"
 	noteL4Flex      = "estimate: G2 flex-start is billed at the on-demand price (no flex-start discount for G2)"
+	noteH200        = "estimate: a3-ultragpu-8g 86.76 USD/h (third-party, cloudprice.net) ÷ 8"
+	noteB200        = "estimate: a4-highgpu-8g 148.21 USD/h (third-party price comparison) ÷ 8"
+	noteSpotRatio   = "Spot at A3 High's Spot/on-demand ratio 0.4022"
+	noteT4          = "one T4 (0.35) + n1-standard-4 (0.189999) per GPU: GPU and machine are billed apart on N1; a larger machine per GPU costs more"
+	noteT4Spot      = "estimate: T4 Spot 0.14 (on-demand × 0.4022, not found) + n1-standard-4 Spot 0.06701"
+	noteT4Flex      = "estimate: flex-start discount documented for A4, A3 and A2 only; N1 + T4 at the on-demand price"
 )
 
 // Default is the built-in table.
@@ -75,6 +101,24 @@ func Default() Table {
 				Spot:        p(4.4491, "a3-highgpu-8g Spot ÷ 8"),
 				FlexStart:   p(5.53, noteFlexA),
 				Reservation: p(11.0612, noteReservation),
+			},
+			"nvidia-h200-141gb": {
+				OnDemand:    p(10.845, noteH200),
+				Spot:        p(4.3619, noteH200+"; "+noteSpotRatio),
+				FlexStart:   p(5.42, noteFlexA+"; "+noteH200),
+				Reservation: p(10.845, noteH200+"; "+noteReservation),
+			},
+			"nvidia-b200": {
+				OnDemand:    p(18.5263, noteB200),
+				Spot:        p(7.4513, noteB200+"; "+noteSpotRatio),
+				FlexStart:   p(9.26, noteFlexA+"; "+noteB200),
+				Reservation: p(18.5263, noteB200+"; "+noteReservation),
+			},
+			"nvidia-tesla-t4": {
+				OnDemand:    p(0.54, noteT4),
+				Spot:        p(0.2070, noteT4Spot),
+				FlexStart:   p(0.54, noteT4Flex+"; "+noteT4),
+				Reservation: p(0.54, noteT4+"; "+noteReservation),
 			},
 			"nvidia-h100-mega-80gb": {
 				OnDemand:    p(11.6172, noteMega),

@@ -1,16 +1,61 @@
 package pricing
 
 import (
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/catalog"
 )
+
+// The new accelerators' cells, and what a pool of them costs per hour: the
+// per-GPU price × GPUs per node × nodes (for T4, the GPU with an
+// n1-standard-4's share of machine per GPU).
+func TestDefaultNewAcceleratorPools(t *testing.T) {
+	t.Parallel()
+	d := Default()
+	type pool struct {
+		accel, capacity string
+		nodes, gpus     int
+	}
+	got := map[pool]float64{}
+	want := map[pool]float64{
+		{"nvidia-h200-141gb", OnDemand, 2, 8}:  173.52,  // 2 × a3-ultragpu-8g at 86.76
+		{"nvidia-h200-141gb", Spot, 2, 8}:      69.7904, // 2 × 8 × 4.3619
+		{"nvidia-h200-141gb", FlexStart, 1, 8}: 43.36,
+		{"nvidia-b200", OnDemand, 1, 8}:        148.2104, // a4-highgpu-8g at 148.21 (rounded per GPU)
+		{"nvidia-b200", Reservation, 3, 8}:     444.6312,
+		{"nvidia-tesla-t4", OnDemand, 4, 1}:    2.16, // 4 × (T4 0.35 + n1-standard-4 0.19)
+		{"nvidia-tesla-t4", Spot, 1, 4}:        0.828,
+	}
+	for p := range want {
+		usd, ok := d.PoolHourly(p.accel, p.capacity, p.nodes, p.gpus)
+		if !ok {
+			t.Errorf("no price for %+v", p)
+		}
+		got[p] = math.Round(usd*1e4) / 1e4
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pool hourly cost (-want +got):\n%s", diff)
+	}
+	for _, a := range []string{"nvidia-h200-141gb", "nvidia-b200"} {
+		for _, c := range Capacities() {
+			if p, _ := d.Lookup(a, c); !strings.Contains(p.Note, "estimate") {
+				t.Errorf("%s %s: third-party figure not marked as an estimate: %q", a, c, p.Note)
+			}
+		}
+	}
+	if p, _ := d.Lookup("nvidia-tesla-t4", OnDemand); !strings.Contains(p.Note, "n1-standard-4") {
+		t.Errorf("T4 note does not say which machine its price includes: %q", p.Note)
+	}
+}
 
 func TestDefaultCoversEveryAcceleratorAndCapacity(t *testing.T) {
 	t.Parallel()
 	d := Default()
-	for _, a := range []string{"nvidia-l4", "nvidia-h100-80gb", "nvidia-h100-mega-80gb", "nvidia-tesla-a100", "nvidia-a100-80gb"} {
+	for _, a := range catalog.Types() { // every accelerator the platform offers
 		for _, c := range Capacities() {
 			p, ok := d.Lookup(a, c)
 			if !ok || p.USDPerGPUHour <= 0 {
@@ -28,7 +73,7 @@ func TestDefaultCoversEveryAcceleratorAndCapacity(t *testing.T) {
 		t.Errorf("source does not name the GCP GPU pricing page: %q", d.Source())
 	}
 	// Spot is cheaper than on-demand, reservation bills at on-demand.
-	for _, a := range []string{"nvidia-l4", "nvidia-h100-80gb", "nvidia-h100-mega-80gb", "nvidia-tesla-a100", "nvidia-a100-80gb"} {
+	for _, a := range catalog.Types() {
 		od, _ := d.HourlyPerGPU(a, OnDemand)
 		sp, _ := d.HourlyPerGPU(a, Spot)
 		rs, _ := d.HourlyPerGPU(a, Reservation)

@@ -183,8 +183,12 @@ func DefaultLocationPolicy(capacity string) string {
 }
 
 // PickMachineType returns the machine type for a GPU type and count when
-// exactly one carries them.
+// exactly one carries them. GPUs attached to N1 never pick one: the
+// machine's size is the user's choice.
 func PickMachineType(gpuType string, count int) (string, bool) {
+	if a, ok := catalog.Lookup(gpuType); ok && a.Attached {
+		return "", false
+	}
 	m := catalog.MachineTypesFor(gpuType, count)
 	if len(m) != 1 {
 		return "", false

@@ -309,11 +309,21 @@ var (
 	// Throughput, Balanced PD, SSD PD; A2 Hyperdisk ML, Standard, Balanced
 	// and SSD PD; G2 Hyperdisk ML/Throughput, Balanced and SSD PD), kept to
 	// those that can boot.
+	// A3 Ultra (a3-ultragpu-*) and A4 support Hyperdisk only (Balanced,
+	// Extreme, ML, Throughput: Compute Engine, Accelerator-optimized
+	// machine family, A4 and A3 Ultra "Supported disk types"), so they boot
+	// from hyperdisk-balanced alone; N1 takes Standard, Balanced and SSD PD
+	// and no Hyperdisk (General-purpose machine family, N1).
 	poolFamilyDiskTypes = map[string][]string{
-		"a2": {"pd-balanced", "pd-ssd", "pd-standard"},
-		"a3": {"pd-balanced", "pd-ssd", "hyperdisk-balanced"},
-		"g2": {"pd-balanced", "pd-ssd"},
+		"a2":          {"pd-balanced", "pd-ssd", "pd-standard"},
+		"a3":          {"pd-balanced", "pd-ssd", "hyperdisk-balanced"},
+		"a3-ultragpu": {"hyperdisk-balanced"},
+		"a4":          {"hyperdisk-balanced"},
+		"g2":          {"pd-balanced", "pd-ssd"},
+		"n1":          {"pd-balanced", "pd-ssd", "pd-standard"},
 	}
+	// poolSeriesNames name the series whose key is not just the family.
+	poolSeriesNames = map[string]string{"a3-ultragpu": "A3 Ultra"}
 )
 
 // poolDiskTypeProblem checks a boot disk type for machines of family (""
@@ -329,7 +339,11 @@ func poolDiskTypeProblem(t, family, machineType string) string {
 		return fmt.Sprintf("%q is not a boot disk type GKE offers; use %s", t, poolOrList(poolFamilyOr(family)))
 	}
 	if ok, known := poolFamilyDiskTypes[family]; known && !slices.Contains(ok, t) {
-		return fmt.Sprintf("%s machines (%s) do not take %s disks; use %s", strings.ToUpper(family), machineType, t, poolOrList(ok))
+		name := poolSeriesNames[family]
+		if name == "" {
+			name = strings.ToUpper(family)
+		}
+		return fmt.Sprintf("%s machines (%s) do not take %s disks; use %s", name, machineType, t, poolOrList(ok))
 	}
 	return ""
 }
@@ -349,9 +363,13 @@ func poolOrList(ss []string) string {
 	return strings.Join(ss[:len(ss)-1], ", ") + " or " + ss[len(ss)-1]
 }
 
-// poolFamily is the machine series ("a2", "a3", "g2") of a catalog machine
-// type name.
+// poolFamily is the machine series ("a2", "a3", "g2", "n1") of a catalog
+// machine type name, or "a3-ultragpu" for A3 Ultra, whose disks differ
+// from the rest of A3's.
 func poolFamily(machineType string) string {
+	if strings.HasPrefix(machineType, "a3-ultragpu-") {
+		return "a3-ultragpu"
+	}
 	family, _, _ := strings.Cut(machineType, "-")
 	return family
 }

@@ -54,6 +54,29 @@ func TestGPUPoolValidate(t *testing.T) {
 		"goog resource label": {func(p *GPUPool) { p.ResourceLabels = map[string]string{"goog-x": "x"} }, []string{`resource_labels["goog-x"]`}},
 		"small disk":          {func(p *GPUPool) { p.DiskSizeGB = 5 }, []string{"disk.size_gb"}},
 
+		// The newer GPUs: what GKE accepts is accepted.
+		"H200 picked, MIG, hyperdisk": {func(p *GPUPool) {
+			p.MachineType, p.GPU, p.DiskType = "", GPU{Type: "nvidia-h200-141gb", Count: 8, PartitionSize: "1g.18gb"}, "hyperdisk-balanced"
+		}, nil},
+		"B200 flex-start compact in one zone": {func(p *GPUPool) {
+			p.MachineType, p.GPU, p.Capacity, p.Placement = "a4-highgpu-8g", GPU{Type: "nvidia-b200", Count: 8}, CapacityFlexStart, PlacementCompact
+		}, nil},
+		"H200 flex-start compact in one zone": {func(p *GPUPool) {
+			p.MachineType, p.GPU, p.Capacity, p.Placement = "", GPU{Type: "nvidia-h200-141gb", Count: 8}, CapacityFlexStart, PlacementCompact
+		}, nil},
+		"one T4 on 32 vCPUs":  {func(p *GPUPool) { p.MachineType, p.GPU = "n1-highmem-32", GPU{Type: "nvidia-tesla-t4", Count: 1} }, nil},
+		"four T4 on 96 vCPUs": {func(p *GPUPool) { p.MachineType, p.GPU = "n1-standard-96", GPU{Type: "nvidia-tesla-t4", Count: 4} }, nil},
+		"T4 pd-standard": {func(p *GPUPool) {
+			p.MachineType, p.GPU, p.DiskType = "n1-standard-8", GPU{Type: "nvidia-tesla-t4", Count: 2}, "pd-standard"
+		}, nil},
+		"T4 time-shared": {func(p *GPUPool) {
+			p.MachineType, p.GPU = "n1-standard-4", GPU{Type: "nvidia-tesla-t4", Count: 1, Sharing: &GPUSharing{Strategy: SharingTimeSharing, MaxClients: 4}}
+		}, nil},
+		"T4 needs a machine": {func(p *GPUPool) { p.MachineType, p.GPU = "", GPU{Type: "nvidia-tesla-t4", Count: 4} }, []string{"machine_type"}},
+		"T4 flex compact": {func(p *GPUPool) {
+			p.MachineType, p.GPU, p.Capacity, p.Placement = "n1-standard-8", GPU{Type: "nvidia-tesla-t4", Count: 1}, CapacityFlexStart, PlacementCompact
+		}, []string{"placement"}},
+
 		// One mistake, one error: a rule that reads a wrong attribute is skipped.
 		"unknown gpu, machine set":       {func(p *GPUPool) { p.GPU.Type = "nvidia-k80" }, []string{"gpu.type"}},
 		"unknown gpu, disk set":          {func(p *GPUPool) { p.GPU.Type, p.DiskType = "nvidia-k80", "pd-standard" }, []string{"gpu.type"}},

@@ -130,7 +130,13 @@ func (p GPUPool) validateGPU(errs *FieldErrors) {
 	}
 	fits := catalog.MachineTypesFor(p.GPU.Type, p.GPU.Count)
 	if p.MachineType == "" {
-		if len(fits) > 1 {
+		switch {
+		case a.Attached:
+			// GPUs attached to N1: the machine's size is the user's choice.
+			errs.add(Path{"machine_type"}, "Machine Type Needed",
+				"%s attach to a general-purpose machine type you choose, so set machine_type: %s. E.g. %v.",
+				poolGPUs(p.GPU.Count, a.Type), a.AttachRule, set("machine_type", poolExampleMachine(fits)))
+		case len(fits) > 1:
 			errs.add(Path{"machine_type"}, "Machine Type Needed",
 				"%d × %s fit several machine types (%s), which differ in CPUs and memory; set machine_type to one of them.",
 				p.GPU.Count, p.GPU.Type, strings.Join(fits, ", "))
@@ -140,18 +146,49 @@ func (p GPUPool) validateGPU(errs *FieldErrors) {
 	if slices.Contains(fits, p.MachineType) {
 		return
 	}
-	if t, n, known := catalog.LookupMachineType(p.MachineType); known {
+	use := poolOrList(fits)
+	if a.Attached {
+		use = fmt.Sprintf("a machine type that takes %s, e.g. %q (%s)", poolGPUs(p.GPU.Count, a.Type), poolExampleMachine(fits), a.AttachRule)
+	}
+	t, counts, known := catalog.LookupMachineType(p.MachineType)
+	switch {
+	case known && t == p.GPU.Type && a.Attached:
+		// The machine takes this GPU, in other counts.
+		errs.add(Path{"machine_type"}, "Machine Type Does Not Match GPU",
+			"machine type %q takes %s × %s, not %d. Set gpu.count to %s, or use %s.",
+			p.MachineType, joinInts(counts), t, p.GPU.Count, joinInts(counts), use)
+	case known && len(counts) > 1:
+		errs.add(Path{"machine_type"}, "Machine Type Does Not Match GPU",
+			"machine type %q takes %s × %s, but gpu asks for %d × %s. Use %s, or change gpu to match.",
+			p.MachineType, joinInts(counts), t, p.GPU.Count, p.GPU.Type, use)
+	case known:
 		errs.add(Path{"machine_type"}, "Machine Type Does Not Match GPU",
 			"machine type %q carries %d × %s, but gpu asks for %d × %s. Use %s, or change gpu to match.",
-			p.MachineType, n, t, p.GPU.Count, p.GPU.Type, poolOrList(fits))
-	} else if _, _, known := catalog.LookupMachineType(strings.ToLower(p.MachineType)); known {
-		errs.add(Path{"machine_type"}, "Machine Type Does Not Match GPU",
-			"machine types are written in lower case: %q. %d × %s come with %s.", strings.ToLower(p.MachineType), p.GPU.Count, p.GPU.Type, poolOrList(fits))
-	} else {
-		errs.add(Path{"machine_type"}, "Machine Type Does Not Match GPU",
-			"machine type %q does not carry %s GPUs; %d × %s come with %s.", p.MachineType, p.GPU.Type, p.GPU.Count, p.GPU.Type, poolOrList(fits))
+			p.MachineType, counts[0], t, p.GPU.Count, p.GPU.Type, use)
+	default:
+		if _, _, known := catalog.LookupMachineType(strings.ToLower(p.MachineType)); known {
+			errs.add(Path{"machine_type"}, "Machine Type Does Not Match GPU",
+				"machine types are written in lower case: %q. %d × %s come with %s.", strings.ToLower(p.MachineType), p.GPU.Count, p.GPU.Type, use)
+		} else {
+			errs.add(Path{"machine_type"}, "Machine Type Does Not Match GPU",
+				"machine type %q does not carry %s GPUs; %d × %s come with %s.", p.MachineType, p.GPU.Type, p.GPU.Count, p.GPU.Type, use)
+		}
 	}
 }
+
+// poolExampleMachine is the machine type to suggest among fits: a mid-size
+// N1 when it fits (the smallest ones starve a GPU of CPUs), else the first.
+func poolExampleMachine(fits []string) string {
+	for _, m := range []string{"n1-standard-8", "n1-standard-16"} {
+		if slices.Contains(fits, m) {
+			return m
+		}
+	}
+	return fits[0]
+}
+
+// poolGPUs writes "1 × nvidia-tesla-t4".
+func poolGPUs(count int, accel string) string { return fmt.Sprintf("%d × %s", count, accel) }
 
 // poolCaseHint suggests the allowed value v differs from only in case.
 func poolCaseHint(v string, allowed []string) string {

@@ -27,11 +27,11 @@ func (p GPUPool) validatePlacement(errs *FieldErrors) {
 		// COMPACT when enable_queued_provisioning is true").
 		errs.add(Path{"placement"}, "Compact Placement With Queued Provisioning",
 			"GKE does not allow compact placement on a queued-provisioning pool. Remove placement, or set %v.", set("queued_provisioning", false))
-	case p.Capacity == CapacityFlexStart:
+	case p.Capacity == CapacityFlexStart && !poolCompactFlexStart(p.machineTypeOrGPU()):
 		// "Compact placement with DWS Flex Start is only supported for A3
 		// Ultra, A4, and H4D machine types" (GoogleCloudPlatform
-		// cluster-toolkit gke-node-pool precondition): none of this
-		// provider's machine types.
+		// cluster-toolkit gke-node-pool precondition): of this provider's
+		// machine types, a3-ultragpu-8g and a4-highgpu-8g.
 		errs.add(Path{"placement"}, "Compact Placement With Flex-Start",
 			"GKE offers compact placement for flex-start nodes only on A3 Ultra, A4 and H4D machines, not on %s. Remove placement, or use another capacity.",
 			p.machineTypeOrGPU())
@@ -43,6 +43,12 @@ func (p GPUPool) validatePlacement(errs *FieldErrors) {
 			"compact placement keeps every node in one zone, but node_locations lists %d (%s). List one zone, e.g. [%q], or remove placement.",
 			len(p.NodeLocations), strings.Join(p.NodeLocations, ", "), p.NodeLocations[0])
 	}
+}
+
+// poolCompactFlexStart reports whether GKE offers compact placement for
+// flex-start nodes of the machine type: A3 Ultra and A4 (not A4X).
+func poolCompactFlexStart(machineType string) bool {
+	return strings.HasPrefix(machineType, "a3-ultragpu-") || strings.HasPrefix(machineType, "a4-")
 }
 
 // machineTypeOrGPU names the pool's machines for messages.
