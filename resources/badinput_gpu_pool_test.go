@@ -198,10 +198,25 @@ func init() {
 			"sharing strategy empty":                  {set: a100("nvidia-l4", "g2-standard-8", nil, share("", 2)), path: "gpu.sharing.strategy", want: `(?s)Empty.*time_sharing`},
 
 			// capacity and reservation.
-			"capacity unknown":          {set: map[string]any{"capacity": "preemptible"}, path: "capacity", want: `(?s)Invalid Capacity.*on_demand, spot, flex_start, reservation`},
-			"capacity in upper case":    {set: map[string]any{"capacity": "Spot"}, path: "capacity", want: `(?s)write "spot"`},
-			"capacity empty":            {set: map[string]any{"capacity": ""}, path: "capacity", want: `(?s)Invalid Capacity.*empty.*on_demand`},
-			"reservation missing":       {set: map[string]any{"capacity": "reservation"}, path: "reservation", want: `(?s)Reservation Missing`},
+			"capacity unknown":       {set: map[string]any{"capacity": "preemptible"}, path: "capacity", want: `(?s)Invalid Capacity.*on_demand, spot, flex_start, reservation`},
+			"capacity in upper case": {set: map[string]any{"capacity": "Spot"}, path: "capacity", want: `(?s)write "spot"`},
+			"capacity empty":         {set: map[string]any{"capacity": ""}, path: "capacity", want: `(?s)Invalid Capacity.*empty.*on_demand`},
+			"reservation missing":    {set: map[string]any{"capacity": "reservation"}, path: "reservation", want: `(?s)Reservation Missing`},
+			"reservation block on an H100 pool": {set: map[string]any{"capacity": "reservation", "reservation": reservation("specific", "h100-res/reservationBlocks/block-1"),
+				"node_locations": []any{"us-central1-a"}, "gpu": map[string]any{"type": "nvidia-h100-80gb", "count": 8}, "machine_type": "a3-highgpu-8g", "disk": map[string]any{"size_gb": 200}},
+				path: "reservation.name", want: `(?s)Reservation Block On Another Machine.*only A3 Ultra \(a3-ultragpu-8g, H200\) and A4`},
+			"reservation block in two zones": {set: func() map[string]any {
+				m := gpuOn("nvidia-h200-141gb", 8, "a3-ultragpu-8g", nil)
+				m["capacity"], m["reservation"] = "reservation", reservation("specific", "h200-res/reservationBlocks/block-1")
+				return m // the valid configuration's two zones
+			}(), path: "node_locations", want: `(?s)Reservation Block Needs One Zone.*set node_locations to the block's zone.*it has 2`},
+			"reservation block with any affinity": {set: func() map[string]any {
+				m := gpuOn("nvidia-b200", 8, "a4-highgpu-8g", nil)
+				m["capacity"], m["reservation"], m["node_locations"] = "reservation", reservation("any", "b200-res/reservationBlocks/block-1"), []any{"us-central1-b"}
+				return m
+			}(), path: "reservation.name", want: `(?s)Reservation Name Without Specific Affinity`},
+			"reservation block without a block": {set: map[string]any{"capacity": "reservation", "reservation": reservation("specific", "b200-res/reservationBlocks/")},
+				path: "reservation.name", want: `(?s)Invalid Reservation Name`},
 			"reservation with spot":     {set: map[string]any{"reservation": reservation("any", "")}, path: "reservation", want: `(?s)Reservation Without Reservation Capacity.*"spot"`},
 			"reservation with flex":     {set: flex(map[string]any{"reservation": reservation("specific", "r1")}), path: "reservation", want: `(?s)Reservation Without Reservation Capacity.*"flex_start"`},
 			"reservation affinity none": {set: map[string]any{"capacity": "reservation", "reservation": reservation("none", "")}, path: "reservation.affinity", want: `(?s)Reservation Affinity None`},

@@ -178,3 +178,52 @@ resource "mlplatform_gpu_pool" "t4" {
 		},
 	})
 }
+
+// An H200 pool on one block of a specific reservation, compactly placed in
+// the block's zone: GKE gets SPECIFIC_RESERVATION with the block's path and
+// COMPACT placement; the plan says, before anything exists, that its nodes
+// carry GKE's topology labels; it reads back without drift, and import
+// agrees.
+func TestAccGPUPoolReservationBlock(t *testing.T) {
+	t.Parallel()
+	env := acctest.Env(t)
+	c := gkeClient(t, env.GCP)
+	const addr, name = "mlplatform_gpu_pool.block", "acc-h200-block"
+	config := acctest.ProviderConfig(t) + `
+resource "mlplatform_gpu_pool" "block" {
+  name           = "acc-h200-block"
+  node_locations = ["us-central1-b"]
+  gpu            = { type = "nvidia-h200-141gb", count = 8 }
+  capacity       = "reservation"
+  reservation    = { affinity = "specific", name = "h200-res/reservationBlocks/block-1" }
+  placement      = "compact"
+  autoscaling    = { max_nodes = 4 }
+}
+`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy:             poolGone(t, c, name),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("topology_labels"), knownvalue.Bool(true)),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: poolCheck(t, c, name, func(np *containerpb.NodePool) error {
+					ra := np.GetConfig().GetReservationAffinity()
+					return joinErrs(
+						expect("reservation affinity", vals(ra.GetConsumeReservationType(), ra.GetKey(), ra.GetValues()),
+							"SPECIFIC_RESERVATION compute.googleapis.com/reservation-name [h200-res/reservationBlocks/block-1]"),
+						expect("placement", np.GetPlacementPolicy().GetType().String(), "COMPACT"),
+						expect("zones", fmt.Sprint(np.GetLocations()), "[us-central1-b]"),
+					)
+				}),
+			},
+			{ResourceName: addr, ImportState: true, ImportStateId: poolName(name), ImportStateVerify: true},
+		},
+	})
+}

@@ -234,6 +234,8 @@ func (p GPUPool) validateCapacity(errs *FieldErrors) {
 				errs.add(Path{"reservation", "name"}, "Invalid Reservation Name",
 					"%q is not a reservation name: %s. Use the reservation's name (1 to 63 lower-case letters, digits and '-', starting with a letter, not ending with '-'), e.g. \"h100-reservation\", or projects/OWNER_PROJECT/reservations/NAME for one shared from another project.",
 					r.Name, problem)
+			} else if IsReservationBlock(r.Name) {
+				p.validateReservationBlock(errs)
 			}
 		}
 	}
@@ -281,6 +283,36 @@ func (p GPUPool) validateCapacity(errs *FieldErrors) {
 // reservation (GKE, Consuming reserved zonal resources: "--reservation=
 // projects/OWNER_PROJECT_ID/reservations/RESERVATION_NAME"), or
 // NAME/reservationBlocks/BLOCK for one block of it.
+// IsReservationBlock reports whether a reservation name names one block of
+// a reservation, RESERVATION/reservationBlocks/BLOCK.
+func IsReservationBlock(name string) bool {
+	parts := strings.Split(name, "/")
+	return len(parts) == 3 && parts[1] == "reservationBlocks"
+}
+
+// reservationBlockFamilies are the machine families whose reservations have
+// blocks: A3 Ultra and A4 (GKE, "reservation blocks" for AI Hypercomputer;
+// ../shared/reference/GKE-KUEUE-FACTS.md).
+var reservationBlockFamilies = []string{"a3-ultragpu-", "a4-"}
+
+// validateReservationBlock: a block of a reservation is capacity in one
+// zone, placed close together, of an A3 Ultra or A4 reservation. Cluster
+// Toolkit's gke-node-pool requires explicit zones with one
+// (RESERVATION/reservationBlocks/BLOCK needs zones).
+func (p GPUPool) validateReservationBlock(errs *FieldErrors) {
+	mt := p.machineTypeOrGPU()
+	if !slices.ContainsFunc(reservationBlockFamilies, func(f string) bool { return strings.HasPrefix(mt, f) }) {
+		errs.add(Path{"reservation", "name"}, "Reservation Block On Another Machine",
+			"%q names a block of a reservation, and only A3 Ultra (a3-ultragpu-8g, H200) and A4 (a4-highgpu-8g, B200) reservations have blocks, not %s: "+
+				"name the whole reservation, or use an H200 or B200 pool.", p.Reservation.Name, mt)
+	}
+	if len(p.NodeLocations) != 1 {
+		errs.add(Path{"node_locations"}, "Reservation Block Needs One Zone",
+			"a reservation block is capacity in one zone, and GKE takes it only in the zone listed: set node_locations to the block's zone, e.g. [\"us-central1-b\"] (it has %d).",
+			len(p.NodeLocations))
+	}
+}
+
 func poolReservationProblem(name string) string {
 	parts := strings.Split(name, "/")
 	switch {
