@@ -1,0 +1,72 @@
+package doctortest
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/doctor"
+)
+
+// TestAccDoctorTopologies: the rules about Topologies, live. A flavor of
+// the L4 pool naming a Topology that does not exist is MLP021 (exit 6);
+// once the Topology exists with GKE's block level, MLP021 goes and MLP022
+// says the L4 pool's nodes will not carry the block label; a flavor naming
+// a Topology of kubernetes.io/hostname alone is clean.
+func TestAccDoctorTopologies(t *testing.T) {
+	p := newPlatform(t)
+	p.shared()
+	p.teams(0, 1)
+	fl, tp := p.kq.KueueV1beta2().ResourceFlavors(), p.kq.KueueV1beta2().Topologies()
+	flavor := func(name, topology string) {
+		t.Helper()
+		_, err := fl.Create(p.ctx, &kueuev1beta2.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: kueuev1beta2.ResourceFlavorSpec{NodeLabels: map[string]string{"cloud.google.com/gke-nodepool": gpuPool},
+				Tolerations:  []corev1.Toleration{{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+				TopologyName: ptr.To(kueuev1beta2.TopologyReference(topology))}}, metav1.CreateOptions{})
+		ignoreExists(t, err)
+		t.Cleanup(func() { _ = fl.Delete(p.ctx, name, metav1.DeleteOptions{}) })
+	}
+	topology := func(name string, levels ...string) {
+		t.Helper()
+		topo := &kueuev1beta2.Topology{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		for _, l := range levels {
+			topo.Spec.Levels = append(topo.Spec.Levels, kueuev1beta2.TopologyLevel{NodeLabel: l})
+		}
+		_, err := tp.Create(p.ctx, topo, metav1.CreateOptions{})
+		ignoreExists(t, err)
+		t.Cleanup(func() { _ = tp.Delete(p.ctx, name, metav1.DeleteOptions{}) })
+	}
+	p.until("a clean platform", clean)
+
+	flavor("doc-tas", "doc-gke")
+	code, out, res := p.until("MLP021 found", func(_ int, _ string, res jsonResult) bool { return has(res, "MLP021", "ResourceFlavor doc-tas") != nil })
+	f := has(res, "MLP021", "ResourceFlavor doc-tas")
+	if code != doctor.ExitFindings || f.Severity != doctor.SeverityError ||
+		!strings.Contains(f.Message, "ResourceFlavor doc-tas names Topology doc-gke, which does not exist") {
+		t.Errorf("want exit 6 and MLP021 (error) naming the flavor and the Topology; got exit %d:\n%s", code, out)
+	}
+
+	topology("doc-gke", "cloud.google.com/gce-topology-block", "kubernetes.io/hostname")
+	code, out, res = p.until("MLP021 gone, MLP022 found", func(_ int, _ string, res jsonResult) bool {
+		return has(res, "MLP021", "") == nil && has(res, "MLP022", "ResourceFlavor doc-tas") != nil
+	})
+	f = has(res, "MLP022", "ResourceFlavor doc-tas")
+	if code != doctor.ExitFindings || f.Severity != doctor.SeverityWarning ||
+		!strings.Contains(f.Message, "the nodes of pool "+gpuPool+" will not carry cloud.google.com/gce-topology-block") {
+		t.Errorf("want exit 6 and MLP022 (warning) naming the pool and the level; got exit %d:\n%s", code, out)
+	}
+
+	p.deleteFlavor("doc-tas") // Kueue holds no flavor that no queue names
+	topology("doc-hosts", "kubernetes.io/hostname")
+	flavor("doc-tas-hosts", "doc-hosts")
+	code, out, _ = p.until("clean with a Topology of hosts", clean)
+	t.Logf("with a Topology of hosts: exit %d", code)
+	if code != doctor.ExitOK {
+		t.Errorf("a flavor naming a Topology of kubernetes.io/hostname: exit %d:\n%s", code, out)
+	}
+}
