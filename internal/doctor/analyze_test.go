@@ -350,7 +350,7 @@ func TestAnalyzeFindings(t *testing.T) {
 		"a read failed": {func(s *Snapshot) {
 			s.CQRead.What = "ClusterQueues"
 			s.CQRead.Err = apierrors.NewForbidden(schema.GroupResource{Group: "kueue.x-k8s.io", Resource: "clusterqueues"}, "", errors.New("no"))
-		}, "DOC000", "ClusterQueues", SeverityError, []string{"could not read ClusterQueues", "DOC006 clusterqueue-inactive, MLP001 queue-selects-no-namespace", "MLP019 gpu-quota-fractional could not run"}},
+		}, "DOC000", "ClusterQueues", SeverityError, []string{"could not read ClusterQueues", "DOC006 clusterqueue-inactive, MLP001 queue-selects-no-namespace", "MLP019 gpu-quota-fractional, MLP023 resource-group-mixes-topology could not run"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -619,6 +619,11 @@ func TestEveryLiveRule(t *testing.T) {
 			s.Topologies = append(s.Topologies, kueuev1beta2.Topology{ObjectMeta: metav1.ObjectMeta{Name: "gke-default"},
 				Spec: kueuev1beta2.TopologySpec{Levels: []kueuev1beta2.TopologyLevel{{NodeLabel: "cloud.google.com/gce-topology-block"}, {NodeLabel: "kubernetes.io/hostname"}}}})
 		}, "ResourceFlavor l4"},
+		"MLP023": {func(s *Snapshot) {
+			s.Flavors[0].Spec.TopologyName = ptr(kueuev1beta2.TopologyReference("gke-default"))
+			s.Topologies = append(s.Topologies, kueuev1beta2.Topology{ObjectMeta: metav1.ObjectMeta{Name: "gke-default"},
+				Spec: kueuev1beta2.TopologySpec{Levels: []kueuev1beta2.TopologyLevel{{NodeLabel: "kubernetes.io/hostname"}}}})
+		}, "ClusterQueue team-nlp"},
 	}
 	for _, r := range rules.Rules {
 		if _, ok := cases[r.ID]; !ok && r.In() != rules.PlanOnly {

@@ -289,6 +289,19 @@ func TestChecks(t *testing.T) {
 		"MLP022 topology_labels unknown": {"MLP022", func() platform {
 			return withTAS(b(), "compact").unknownAt("mlplatform_gpu_pool.h100", "topology_labels")
 		}, []Severity{U}},
+		"MLP023 mixed resource group": {"MLP023", func() platform {
+			return withTAS(b(), "compact").set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup("h100", "8", "a100", "8")).
+				add("mlplatform_resource_flavor.a100", obj("name", "a100", "node_labels", obj("cloud.google.com/gke-nodepool", "a100"), "tolerations", []any{tolJSON("nvidia.com/gpu")}))
+		}, []Severity{W}},
+		"MLP023 fixed: every flavor topology-aware": {"MLP023", func() platform {
+			return withTAS(b(), "compact").set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup("h100", "8", "a100", "8")).
+				add("mlplatform_resource_flavor.a100", obj("name", "a100", "node_labels", obj("cloud.google.com/gke-nodepool", "a100"), "tolerations", []any{tolJSON("nvidia.com/gpu")}, "topology_name", "gke-default"))
+		}, nil},
+		"MLP023 topology_name unknown": {"MLP023", func() platform {
+			return withTAS(b(), "compact").set("mlplatform_cluster_queue.a", "resource_groups", gpuQuotaGroup("h100", "8", "a100", "8")).
+				add("mlplatform_resource_flavor.a100", obj("name", "a100", "node_labels", obj("cloud.google.com/gke-nodepool", "a100"), "tolerations", []any{tolJSON("nvidia.com/gpu")})).
+				unknownAt("mlplatform_resource_flavor.a100", "topology_name")
+		}, []Severity{U}},
 		"MLP021 topology_name unknown": {"MLP021", func() platform {
 			return b().set("mlplatform_resource_flavor.h100", "topology_name", "gke-default").unknownAt("mlplatform_resource_flavor.h100", "topology_name")
 		}, []Severity{U}},

@@ -118,6 +118,7 @@ var Rules = []Rule{
 	{"MLP020", "workload-identity-cannot-reach-google", "every Workload Identity binding's pods can reach Google APIs to use the token", nil, needs(kID, kNP), checkWICannotReachGoogle},
 	{"MLP021", "flavor-topology-missing", "every Topology a flavor names exists", nil, needs(kFl, kTopo), checkFlavorTopologyMissing},
 	{"MLP022", "topology-levels-not-on-pool", "every topology-aware flavor's pools carry its Topology's level labels", nil, needs(kFl, kTopo, kPool), checkTopologyLevelsOnPools},
+	{"MLP023", "resource-group-mixes-topology", "no ClusterQueue resource group mixes topology-aware and plain flavors", nil, needs(kCQ, kFl), checkResourceGroupMixesTopology},
 }
 
 // In says where the rule's inputs exist: a plan, a live cluster, or both

@@ -139,3 +139,46 @@ func checkTopologyLevelsOnPools(c *ctx) {
 		}
 	}
 }
+
+// MLP023: a ClusterQueue resource group listing topology-aware and plain
+// flavors. Kueue applies topology-aware scheduling to a job without a
+// topology annotation only when every flavor of its queue is
+// topology-aware (kueue#4519), so in a mixed group such jobs skip the
+// topology-aware flavors; and a job asking for topology is admitted only on
+// the topology-aware ones, never falling back to the plain ones when they
+// are full (kueue#7491, "Dealing with CQ that has RF with and without
+// topology").
+func checkResourceGroupMixesTopology(c *ctx) {
+	for _, q := range c.pl.Queues {
+		if q.GroupsUnknown() {
+			continue
+		}
+		for _, g := range q.Spec.ResourceGroups {
+			var tas, plain, unknown []string
+			for _, fq := range g.Flavors {
+				f := c.pl.Flavor(q.Src, fq.Name)
+				if f == nil {
+					continue // MLP004
+				}
+				switch topo := flavorTopology(f); {
+				case topo.Unknown:
+					unknown = append(unknown, fq.Name)
+				case topo.Known:
+					tas = append(tas, fq.Name+" (Topology "+topo.S+")")
+				default:
+					plain = append(plain, fq.Name)
+				}
+			}
+			switch {
+			case len(tas) > 0 && len(plain) > 0:
+				c.add(SevWarning, []string{q.Label()},
+					fmt.Sprintf("ClusterQueue %s mixes topology-aware flavors (%s) and plain ones (%s) in one resource group: a job asking for topology is admitted only on the topology-aware ones and waits when they are full, never using %s; a job that does not ask skips them (Kueue applies topology-aware scheduling implicitly only when every flavor of the queue is topology-aware, kueue#4519, kueue#7491)",
+						q.Spec.Name, strings.Join(tas, ", "), strings.Join(plain, ", "), strings.Join(plain, ", ")),
+					"give gangs that need placement a ClusterQueue of topology-aware flavors and other jobs one of plain flavors, or make every flavor of this queue topology-aware (jobs that do not ask then get the lowest level, preferred)")
+			case len(unknown) > 0 && (len(tas) > 0 || len(plain) > 0 || len(unknown) > 1):
+				c.undecided([]string{q.Label()}, fmt.Sprintf("could not decide whether ClusterQueue %s mixes topology-aware and plain flavors: the topology_name of %s is %s",
+					q.Spec.Name, strings.Join(unknown, ", "), unknownText))
+			}
+		}
+	}
+}
