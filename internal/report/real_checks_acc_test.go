@@ -103,6 +103,24 @@ func repl(pairs ...string) func(string) string {
 	}
 }
 
+// withTopology names a Topology in the flavor of checkBaseHCL (tolsLine
+// ends it); gkeTopology is GKE's Topology.
+func withTopology(expr string) func(string) string { return repl(tolsLine, withTopologyLine(expr)) }
+
+func withTopologyLine(expr string) string {
+	return "tolerations = mlplatform_gpu_pool.h100.workload_tolerations\n  topology_name = " + expr + "\n}"
+}
+
+const (
+	tolsLine    = "tolerations = mlplatform_gpu_pool.h100.workload_tolerations\n}"
+	gkeTopology = `
+resource "mlplatform_topology" "gke" {
+  name   = "P-gke"
+  levels = ["cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-host", "kubernetes.io/hostname"]
+}
+`
+)
+
 func realCheckCases() map[string]checkCase {
 	const dedicated = `taints = { dedicated = { value = "ml", effect = "NoSchedule" } }`
 	const gpuOnly = `tolerations = [{ key = "nvidia.com/gpu", operator = "Exists", effect = "NoSchedule" }]`
@@ -211,6 +229,26 @@ resource "mlplatform_multikueue_check" "mk2" {
 		}, ID: "MLP017", Sev: report.SevError},
 		"mlp019": {Edit: repl(`nominal_quota = "16" }`, `nominal_quota = "15500m" }`), ID: "MLP019", Sev: report.SevError},
 		"mlp020": {Edit: repl("#POLICY", `google_apis = "none"`), ID: "MLP020", Sev: report.SevError},
+		// A flavor naming a Topology not in the configuration.
+		"mlp021": {Edit: withTopology(`"P-gke"`), ID: "MLP021", Sev: report.SevWarning},
+		// GKE's Topology on the spot H100 pool without compact placement:
+		// its nodes will not carry the block label...
+		"mlp022": {Edit: func(s string) string { return withTopology("mlplatform_topology.gke.name")(s) + gkeTopology }, ID: "MLP022", Sev: report.SevWarning},
+		// ...and with compact placement they do: fixed.
+		"tas_fixed": {Edit: func(s string) string {
+			return repl(tolsLine, withTopologyLine("mlplatform_topology.gke.name"), "#POOL", `placement = "compact"`+"\n  node_locations = [\"us-central1-b\"]")(s) + gkeTopology
+		}},
+		// A plain flavor beside the topology-aware one in the queue's group.
+		"mlp023": {Edit: func(s string) string {
+			return repl(tolsLine, withTopologyLine("mlplatform_topology.gke.name"), "#POOL", `placement = "compact"`+"\n  node_locations = [\"us-central1-b\"]",
+				"#FLAVORS", `{ name = mlplatform_resource_flavor.plain.name, resources = [{ name = "nvidia.com/gpu", nominal_quota = "0" }] },`)(s) + gkeTopology + `
+resource "mlplatform_resource_flavor" "plain" {
+  name        = "P-h100-plain"
+  node_labels = mlplatform_gpu_pool.h100.node_selector
+  tolerations = mlplatform_gpu_pool.h100.workload_tolerations
+}
+`
+		}, ID: "MLP023", Sev: report.SevWarning},
 		// The flavor-pool relation: a label the pool's nodes lack is an
 		// error, and the pool's GPUs do not count for the flavor...
 		"relation_extra_label": {Edit: repl("node_labels = mlplatform_gpu_pool.h100.node_selector",
