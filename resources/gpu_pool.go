@@ -204,7 +204,11 @@ func (r *GPUPool) Schema(ctx context.Context, _ resource.SchemaRequest, resp *re
 				}},
 			"placement": schema.StringAttribute{Optional: true, PlanModifiers: replace,
 				Validators:          notEmpty("placement", "leave it out for GKE's default placement, or set \"compact\"."),
-				MarkdownDescription: "`compact` places nodes physically close (lower latency between them). Changing it replaces the pool."},
+				MarkdownDescription: "`compact` places nodes physically close (lower latency between them), in one zone. Changing it replaces the pool."},
+			"placement_policy_name": schema.StringAttribute{Optional: true, PlanModifiers: replace,
+				Validators: notEmpty("placement_policy_name", "leave it out for a compact placement policy of GKE's own, or name yours, e.g. \"h200-compact\"."),
+				MarkdownDescription: "With `placement = \"compact\"`: the name of your own compact placement policy (a Compute Engine resource policy in the " +
+					"pool's project and region, e.g. one with a max distance) for GKE to use instead of one of its own. Changing it replaces the pool."},
 			"labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Kubernetes labels on every node. GKE's own `cloud.google.com/gke-*` labels are not listed and cannot be set. Changed in place."},
 			"taints": schema.MapNestedAttribute{Optional: true,

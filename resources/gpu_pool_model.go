@@ -34,6 +34,7 @@ type gpuPoolModel struct {
 	QueuedProvisioning  types.Bool     `tfsdk:"queued_provisioning"`
 	Autoscaling         types.Object   `tfsdk:"autoscaling"`
 	Placement           types.String   `tfsdk:"placement"`
+	PlacementPolicyName types.String   `tfsdk:"placement_policy_name"`
 	Labels              types.Map      `tfsdk:"labels"`
 	Taints              types.Map      `tfsdk:"taints"`
 	ResourceLabels      types.Map      `tfsdk:"resource_labels"`
@@ -103,14 +104,15 @@ var (
 func (m gpuPoolModel) toSpec(ctx context.Context, diags *diag.Diagnostics) spec.GPUPool {
 	p := spec.GPUPool{
 		Project: m.Project.ValueString(), Location: m.Location.ValueString(), Cluster: m.Cluster.ValueString(), Name: m.Name.ValueString(),
-		MachineType:        m.MachineType.ValueString(),
-		Capacity:           m.Capacity.ValueString(),
-		QueuedProvisioning: m.QueuedProvisioning.ValueBool(),
-		Placement:          m.Placement.ValueString(),
-		Labels:             stringMap(ctx, m.Labels, diags),
-		ResourceLabels:     stringMap(ctx, m.ResourceLabels, diags),
-		ServiceAccount:     m.ServiceAccount.ValueString(),
-		WorkloadIdentity:   m.WorkloadIdentity.IsNull() || m.WorkloadIdentity.IsUnknown() || m.WorkloadIdentity.ValueBool(),
+		MachineType:         m.MachineType.ValueString(),
+		Capacity:            m.Capacity.ValueString(),
+		QueuedProvisioning:  m.QueuedProvisioning.ValueBool(),
+		Placement:           m.Placement.ValueString(),
+		PlacementPolicyName: m.PlacementPolicyName.ValueString(),
+		Labels:              stringMap(ctx, m.Labels, diags),
+		ResourceLabels:      stringMap(ctx, m.ResourceLabels, diags),
+		ServiceAccount:      m.ServiceAccount.ValueString(),
+		WorkloadIdentity:    m.WorkloadIdentity.IsNull() || m.WorkloadIdentity.IsUnknown() || m.WorkloadIdentity.ValueBool(),
 	}
 	if m.Capacity.IsNull() || m.Capacity.IsUnknown() {
 		p.Capacity = spec.CapacityOnDemand // the schema's default; a configured "" is the spec's to refuse
@@ -180,6 +182,8 @@ func (m gpuPoolModel) known(ctx context.Context) map[string]bool {
 		"autoscaling": {"capacity", "node_locations"},
 		// the machines named in the flex-start message.
 		"placement": {"queued_provisioning", "capacity", "gpu", "machine_type"},
+		// a policy name needs compact placement.
+		"placement_policy_name": {"placement"},
 		// the default cost labels count.
 		"resource_labels": {"name", "gpu", "capacity"},
 		// disk types by the GPU's machine series.
@@ -216,6 +220,7 @@ func gpuPoolState(ctx context.Context, o reconcile.ObservedGPUPool, prior gpuPoo
 		Capacity:            types.StringValue(s.Capacity),
 		QueuedProvisioning:  types.BoolValue(s.QueuedProvisioning),
 		Placement:           optString(s.Placement),
+		PlacementPolicyName: optString(s.PlacementPolicyName),
 		Labels:              stringMapState(ctx, s.Labels, prior.Labels, diags),
 		ResourceLabels:      stringMapState(ctx, s.ResourceLabels, prior.ResourceLabels, diags),
 		ServiceAccount:      types.StringValue(s.ServiceAccount),

@@ -180,8 +180,9 @@ resource "mlplatform_gpu_pool" "t4" {
 }
 
 // An H200 pool on one block of a specific reservation, compactly placed in
-// the block's zone: GKE gets SPECIFIC_RESERVATION with the block's path and
-// COMPACT placement; the plan says, before anything exists, that its nodes
+// the block's zone by a placement policy of one's own: GKE gets
+// SPECIFIC_RESERVATION with the block's path and COMPACT placement with the
+// policy's name; the plan says, before anything exists, that its nodes
 // carry GKE's topology labels; it reads back without drift, and import
 // agrees.
 func TestAccGPUPoolReservationBlock(t *testing.T) {
@@ -197,6 +198,7 @@ resource "mlplatform_gpu_pool" "block" {
   capacity       = "reservation"
   reservation    = { affinity = "specific", name = "h200-res/reservationBlocks/block-1" }
   placement      = "compact"
+  placement_policy_name = "h200-compact"
   autoscaling    = { max_nodes = 4 }
 }
 `
@@ -218,7 +220,7 @@ resource "mlplatform_gpu_pool" "block" {
 					return joinErrs(
 						expect("reservation affinity", vals(ra.GetConsumeReservationType(), ra.GetKey(), ra.GetValues()),
 							"SPECIFIC_RESERVATION compute.googleapis.com/reservation-name [h200-res/reservationBlocks/block-1]"),
-						expect("placement", np.GetPlacementPolicy().GetType().String(), "COMPACT"),
+						expect("placement", vals(np.GetPlacementPolicy().GetType().String(), np.GetPlacementPolicy().GetPolicyName()), "COMPACT h200-compact"),
 						expect("zones", fmt.Sprint(np.GetLocations()), "[us-central1-b]"),
 					)
 				}),

@@ -52,6 +52,7 @@ func diff(desired spec.GPUPool, actual *containerpb.NodePool) (immutable []strin
 	check("capacity", true, desired.Capacity != cur.Capacity)
 	check("queued_provisioning", true, desired.QueuedProvisioning != cur.QueuedProvisioning)
 	check("placement", true, desired.Placement != cur.Placement)
+	check("placement_policy_name", true, desired.PlacementPolicyName != cur.PlacementPolicyName)
 	check("reservation", desired.Capacity == spec.CapacityReservation, desired.Reservation != nil &&
 		(cur.Reservation == nil || *cur.Reservation != *desired.Reservation))
 	check("service_account", desired.ServiceAccount != "", desired.ServiceAccount != cur.ServiceAccount)

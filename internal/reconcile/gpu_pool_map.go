@@ -95,7 +95,7 @@ func BuildNodePool(p spec.GPUPool) *containerpb.NodePool {
 		Management:       &containerpb.NodeManagement{AutoRepair: true, AutoUpgrade: true},
 	}
 	if p.Placement == spec.PlacementCompact {
-		np.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{Type: containerpb.NodePool_PlacementPolicy_COMPACT}
+		np.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{Type: containerpb.NodePool_PlacementPolicy_COMPACT, PolicyName: p.PlacementPolicyName}
 	}
 	if p.QueuedProvisioning {
 		np.QueuedProvisioning = &containerpb.NodePool_QueuedProvisioning{Enabled: true}
@@ -259,6 +259,7 @@ func FromNodePool(ref GPUPoolRef, np *containerpb.NodePool, hint spec.GPUPool) s
 	}
 	if np.GetPlacementPolicy().GetType() == containerpb.NodePool_PlacementPolicy_COMPACT {
 		p.Placement = spec.PlacementCompact
+		p.PlacementPolicyName = np.GetPlacementPolicy().GetPolicyName()
 	}
 	for k, v := range cfg.GetLabels() {
 		if !strings.HasPrefix(k, spec.ServerOwnedNodeLabelPfx) {

@@ -29,6 +29,10 @@ type GPUPool struct {
 
 	Autoscaling Autoscaling
 	Placement   string // "" | PlacementCompact
+	// PlacementPolicyName names a compact placement policy (a Compute
+	// Engine resource policy of the pool's project and region) GKE uses
+	// instead of one of its own; only with PlacementCompact.
+	PlacementPolicyName string
 
 	Labels         map[string]string // Kubernetes node labels
 	Taints         []Taint           // node taints (sorted by key, effect)

@@ -107,8 +107,20 @@ func TestGPUPoolValidate(t *testing.T) {
 			p.Capacity, p.Reservation = CapacityReservation, &Reservation{Affinity: ReservationSpecific, Name: "projects/owner-project/reservations/h100"}
 		}, nil},
 		"reservation block": {func(p *GPUPool) {
-			p.Capacity, p.Reservation = CapacityReservation, &Reservation{Affinity: ReservationSpecific, Name: "h100/reservationBlocks/block-1"}
+			p.MachineType, p.GPU, p.DiskType, p.NodeLocations = "a3-ultragpu-8g", GPU{Type: "nvidia-h200-141gb", Count: 8}, "", []string{"us-central1-b"}
+			p.Capacity, p.Reservation = CapacityReservation, &Reservation{Affinity: ReservationSpecific, Name: "h200/reservationBlocks/block-1"}
 		}, nil},
+		"reservation block of an L4 reservation in two zones": {func(p *GPUPool) {
+			p.NodeLocations = []string{"us-central1-a", "us-central1-b"}
+			p.Capacity, p.Reservation = CapacityReservation, &Reservation{Affinity: ReservationSpecific, Name: "l4/reservationBlocks/block-1"}
+		}, []string{"reservation.name", "node_locations"}},
+		"compact with a policy of one's own": {func(p *GPUPool) {
+			p.NodeLocations, p.Placement, p.PlacementPolicyName = []string{"us-central1-b"}, PlacementCompact, "l4-compact"
+		}, nil},
+		"policy name without compact placement": {func(p *GPUPool) { p.PlacementPolicyName = "l4-compact" }, []string{"placement_policy_name"}},
+		"policy name invalid": {func(p *GPUPool) {
+			p.NodeLocations, p.Placement, p.PlacementPolicyName = []string{"us-central1-b"}, PlacementCompact, "L4_Compact"
+		}, []string{"placement_policy_name"}},
 		"spot with reservation none":   {func(p *GPUPool) { p.Reservation = &Reservation{Affinity: ReservationNone} }, nil},
 		"default service account":      {func(p *GPUPool) { p.ServiceAccount = "default" }, nil},
 		"compute default account":      {func(p *GPUPool) { p.ServiceAccount = "123456789-compute@developer.gserviceaccount.com" }, nil},

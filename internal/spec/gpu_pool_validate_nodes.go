@@ -14,6 +14,20 @@ import (
 // zones, node labels, taints, resource labels, disk).
 
 func (p GPUPool) validatePlacement(errs *FieldErrors) {
+	if n := p.PlacementPolicyName; n != "" {
+		// containerpb NodePool.PlacementPolicy.policy_name: "If set, refers to
+		// the name of a custom resource policy supplied by the user. The
+		// resource policy must be in the same project and region as the node
+		// pool." A Compute Engine name: RFC 1035, at most 63 characters.
+		switch problem := poolNameProblem(n, poolComputeNameMaxLen); {
+		case p.Placement != PlacementCompact:
+			errs.add(Path{"placement_policy_name"}, "Placement Policy Without Compact Placement",
+				"placement_policy_name names a compact placement policy, so it needs %v; set it, or remove placement_policy_name.", set("placement", PlacementCompact))
+		case problem != "":
+			errs.add(Path{"placement_policy_name"}, "Invalid Placement Policy Name",
+				"%q is not a Compute Engine resource policy name: %s. Write the name of a compact placement policy in the pool's project and region, e.g. \"h200-compact\".", n, problem)
+		}
+	}
 	switch {
 	case p.Placement == "":
 	case !slices.Contains(Placements, p.Placement):
