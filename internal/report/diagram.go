@@ -41,7 +41,7 @@ type dnode struct {
 	kind    int
 	name    string // the object's name, or unknownText
 	idName  string // what its id is made of: Src.Name, or its address
-	detail  string // a second line: a pool's accelerator
+	detail  string // a second line: a pool's accelerator, a flavor's Topology
 	cluster string // provider configuration key ("" in a plan of one cluster)
 	cohort  string // a ClusterQueue's or Cohort's cohort: its subgraph
 	state   string
@@ -165,6 +165,12 @@ func readSide(pl *model.Platform) *graph {
 	}
 	for _, f := range pl.Flavors {
 		fn := obj(kindFlavor, f.Src, model.FlavorName(f), []any{f.Spec, f.Unknown})
+		switch {
+		case f.Unknown.Any("topology_name"):
+			fn.detail = "Topology " + unknownText
+		case f.Spec.TopologyName != "":
+			fn.detail = "Topology " + f.Spec.TopologyName
+		}
 		for _, p := range model.InCluster(f.Src, pl.Pools) {
 			switch model.StandsFor(f, p) {
 			case model.Yes:
