@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -16,7 +17,9 @@ import (
 // the L4 pool naming a Topology that does not exist is MLP021 (exit 6);
 // once the Topology exists with GKE's block level, MLP021 goes and MLP022
 // says the L4 pool's nodes will not carry the block label; a flavor naming
-// a Topology of kubernetes.io/hostname alone is clean.
+// a Topology of kubernetes.io/hostname alone is clean; a ClusterQueue
+// listing it and a plain flavor in one resource group is MLP023, and
+// without that queue doctor is clean again.
 func TestAccDoctorTopologies(t *testing.T) {
 	p := newPlatform(t)
 	p.shared()
@@ -68,5 +71,31 @@ func TestAccDoctorTopologies(t *testing.T) {
 	t.Logf("with a Topology of hosts: exit %d", code)
 	if code != doctor.ExitOK {
 		t.Errorf("a flavor naming a Topology of kubernetes.io/hostname: exit %d:\n%s", code, out)
+	}
+
+	// A queue whose one resource group lists the topology-aware flavor and
+	// the pool's plain one: MLP023; without the queue, clean again.
+	cqs := p.kq.KueueV1beta2().ClusterQueues()
+	gpu := func(flavor string) kueuev1beta2.FlavorQuotas {
+		return kueuev1beta2.FlavorQuotas{Name: kueuev1beta2.ResourceFlavorReference(flavor),
+			Resources: []kueuev1beta2.ResourceQuota{{Name: "nvidia.com/gpu", NominalQuota: resource.MustParse("1")}}}
+	}
+	_, err := cqs.Create(p.ctx, &kueuev1beta2.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: "doc-mixed"},
+		Spec: kueuev1beta2.ClusterQueueSpec{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{teamLabel: nsName(0)}},
+			ResourceGroups: []kueuev1beta2.ResourceGroup{{CoveredResources: []corev1.ResourceName{"nvidia.com/gpu"},
+				Flavors: []kueuev1beta2.FlavorQuotas{gpu("doc-tas-hosts"), gpu(gpuPool)}}}}}, metav1.CreateOptions{})
+	ignoreExists(t, err)
+	t.Cleanup(func() { _ = cqs.Delete(p.ctx, "doc-mixed", metav1.DeleteOptions{}) })
+	code, out, res = p.until("MLP023 found", func(_ int, _ string, res jsonResult) bool { return has(res, "MLP023", "ClusterQueue doc-mixed") != nil })
+	f = has(res, "MLP023", "ClusterQueue doc-mixed")
+	if code != doctor.ExitFindings || f.Severity != doctor.SeverityWarning ||
+		!strings.Contains(f.Message, "mixes topology-aware flavors (doc-tas-hosts (Topology doc-hosts)) and plain ones ("+gpuPool+")") {
+		t.Errorf("want exit 6 and MLP023 (warning) naming both flavors; got exit %d:\n%s", code, out)
+	}
+	if err := cqs.Delete(p.ctx, "doc-mixed", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ = p.until("clean without the mixed queue", clean); code != doctor.ExitOK {
+		t.Errorf("without the mixed queue: exit %d:\n%s", code, out)
 	}
 }
