@@ -13,6 +13,9 @@ import (
 
 // Report is what a plan does to the platform.
 type Report struct {
+	// Destructive are the platform's objects the plan deletes or replaces,
+	// GPU pools first (destructive.go); the report opens with them.
+	Destructive  []Destructive
 	QuotaGroups  []QuotaGroup // ClusterQueue quota changes, one group per cohort
 	CohortQuotas []QuotaRow   // quota that mlplatform_cohort resources add
 	Capacity     []FlavorCapacity
@@ -138,6 +141,7 @@ func Build(p Plan, opts Options) Report {
 		Prices:      PriceInfo{Source: opts.Prices.Source(), Date: opts.Prices.Date(), Region: opts.Prices.Region()},
 		PoolsInPlan: len(before.Pools)+len(after.Pools) > 0,
 	}
+	r.Destructive = destructive(p.ResourceChanges)
 	r.QuotaGroups = queueQuotaGroups(before, after)
 	r.CohortQuotas = quotaRows(before.Cohorts, after.Cohorts)
 	r.Sharing = flavorSharing(before, after)

@@ -229,6 +229,13 @@ func totalDeltaText(d MoneyDelta, unknownBefore, unknownAfter int) string {
 
 func blocks(r Report) []any {
 	out := []any{heading{1, "mlplatform plan report"}, para{summary(r)}}
+	if len(r.Destructive) > 0 {
+		var items []string
+		for _, d := range r.Destructive {
+			items = append(items, d.Sentence())
+		}
+		out = append(out, heading{2, "What this plan destroys"}, bullets{items})
+	}
 	out = append(out, diagramBlocks(r)...)
 
 	out = append(out, heading{2, "Quota changes"})

@@ -62,10 +62,13 @@ type ResourceChange struct {
 // Change holds an object before and after, and which parts of after are
 // unknown until apply (after_unknown mirrors after, true at unknown parts).
 type Change struct {
-	Actions      []string `json:"actions"`
-	Before       any      `json:"before"`
-	After        any      `json:"after"`
-	AfterUnknown any      `json:"after_unknown"`
+	Actions []string `json:"actions"`
+	// ReplacePaths are the attributes that force a replacement, each a path
+	// of attribute names and indexes (Terraform's replace_paths).
+	ReplacePaths [][]any `json:"replace_paths,omitempty"`
+	Before       any     `json:"before"`
+	After        any     `json:"after"`
+	AfterUnknown any     `json:"after_unknown"`
 }
 
 // ReadPlan decodes plan JSON. Numbers keep their exact text.
