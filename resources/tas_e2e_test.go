@@ -12,8 +12,10 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -189,9 +191,11 @@ func admittedPlacement(ctx context.Context, kq kueueclient.Interface, ns, name s
 // kubelets would: 2 blocks × 2 subblocks × 2 hosts of 8 GPUs. A gang of 2 × 8
 // GPUs that requires one block is admitted inside one block; a gang of 5 × 8
 // (more than a block's 4 nodes) that requires one waits, with Kueue's
-// reason; the same gang preferring one block is admitted across both. First,
-// the flavor without its topology (the wiring broken): the required gang is
-// not admitted, so the placement check fails.
+// reason; the same gang preferring one block is admitted across both. The
+// pool is Spot and compactly placed, so its plan says its nodes carry GKE's
+// topology labels (topology_labels). First, the flavor without its topology
+// (the wiring broken): the required gang is not admitted, and Kueue says the
+// flavor does not support topology-aware scheduling.
 func TestAccTopologyAwareGangs(t *testing.T) {
 	t.Parallel()
 	env := acctest.Env(t)
@@ -215,10 +219,12 @@ func TestAccTopologyAwareGangs(t *testing.T) {
 	cfg := func(topologyName string) string {
 		return acctest.ProviderConfig(t) + `
 resource "mlplatform_gpu_pool" "h100" {
-  name        = "` + pool + `"
-  gpu         = { type = "nvidia-h100-80gb", count = 8 }
-  capacity    = "spot"
-  autoscaling = { max_nodes = 8 }
+  name           = "` + pool + `"
+  node_locations = ["us-central1-a"]
+  gpu            = { type = "nvidia-h100-80gb", count = 8 }
+  capacity       = "spot"
+  placement      = "compact" # Spot A3 High nodes carry GKE's topology labels only when compactly placed
+  autoscaling    = { max_nodes = 8 }
 }
 
 resource "mlplatform_topology" "gke" {
@@ -305,11 +311,24 @@ resource "mlplatform_local_queue" "gpu" {
 		if err := submit("acc-tas-small", 2, kueuev1beta2.PodSetRequiredTopologyAnnotation); err != nil {
 			return err
 		}
-		short, cancel := context.WithTimeout(ctx, 15*time.Second)
-		defer cancel()
-		p, perr := admittedPlacement(short, kq, ns, "acc-tas-small", byHost)
-		if perr == nil {
-			return fmt.Errorf("a gang requiring a block was admitted (%+v) on a flavor without a topology", p)
+		// Kueue says why: the flavor has no Topology to place the gang in.
+		const why = `Flavor "acc-tas-h100" does not support TopologyAwareScheduling`
+		var last string
+		werr := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+			wl, err := gangWorkload(ctx, kq, ns, "acc-tas-small")
+			if err != nil {
+				return false, nil //nolint:nilerr // retried until the deadline
+			}
+			if wl.Status.Admission != nil {
+				return false, fmt.Errorf("a gang requiring a block was admitted on a flavor without a topology: %+v", wl.Status.Admission)
+			}
+			if c := meta.FindStatusCondition(wl.Status.Conditions, kueuev1beta2.WorkloadQuotaReserved); c != nil {
+				last = c.Message
+			}
+			return strings.Contains(last, why), nil
+		})
+		if werr != nil {
+			return fmt.Errorf("the gang requiring a block on a flavor without a topology should wait with Kueue's reason %q (%v); last: %q", why, werr, last)
 		}
 		return nil
 	}
@@ -381,7 +400,10 @@ resource "mlplatform_local_queue" "gpu" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{
-			{Config: cfg(""), Check: broken},
+			{Config: cfg(""), Check: broken,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("mlplatform_gpu_pool.h100", tfjsonpath.New("topology_labels"), knownvalue.Bool(true)),
+				}}},
 			{Config: cfg("topology_name = mlplatform_topology.gke.name"), Check: wired,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("mlplatform_resource_flavor.h100", plancheck.ResourceActionUpdate)},

@@ -2,6 +2,7 @@ package resources_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -22,24 +23,23 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
 )
 
+// jsonList writes a list of strings as a JSON array, which is HCL too.
+func jsonList(t *testing.T, ss []string) string {
+	t.Helper()
+	b, err := json.Marshal(ss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func topologyConfig(t *testing.T, name string, levels ...string) string {
 	return acctest.ProviderConfig(t) + fmt.Sprintf(`
 resource "mlplatform_topology" "this" {
   name   = %q
   levels = %s
 }
-`, name, hclStrings(levels))
-}
-
-func hclStrings(ss []string) string {
-	out := "["
-	for i, s := range ss {
-		if i > 0 {
-			out += ", "
-		}
-		out += fmt.Sprintf("%q", s)
-	}
-	return out + "]"
+`, name, jsonList(t, levels))
 }
 
 var gkeLevels = []string{"cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-subblock", "cloud.google.com/gce-topology-host", "kubernetes.io/hostname"}

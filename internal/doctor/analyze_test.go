@@ -173,11 +173,11 @@ func TestAnalyzeHealthy(t *testing.T) {
 	if res.Failed() {
 		t.Fatalf("findings on a healthy platform: %+v", res.Findings)
 	}
-	// 11 CRDs, version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
+	// The CRDs (one check each of kueueKinds), version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
 	// MultiKueue worker, 3 pools running, 2 workloads, no CRD storing
 	// v1beta1, JobSets managed, waitForPodsReady on, team jobs held; and each
 	// rule that runs live.
-	want := 11 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + 1 + 3 + rules.CountIn(true)
+	want := len(kueueKinds) + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + 1 + 3 + rules.CountIn(true)
 	if res.Checks != want {
 		t.Errorf("checks = %d, want %d", res.Checks, want)
 	}

@@ -286,6 +286,13 @@ func TestChecks(t *testing.T) {
 		"MLP022 fixed: hostname only": {"MLP022", func() platform {
 			return withTAS(b(), nil).set("mlplatform_topology.gke", "levels", []any{"kubernetes.io/hostname"})
 		}, nil},
+		"MLP022 a rack level the pool's labels lack": {"MLP022", func() platform {
+			return withTAS(b(), "compact").set("mlplatform_topology.gke", "levels", []any{"example.com/rack", "kubernetes.io/hostname"})
+		}, []Severity{W}},
+		"MLP022 fixed: the pool labels its nodes with the rack": {"MLP022", func() platform {
+			return withTAS(b(), "compact").set("mlplatform_topology.gke", "levels", []any{"example.com/rack", "kubernetes.io/hostname"}).
+				set("mlplatform_gpu_pool.h100", "labels", obj("example.com/rack", "r1"))
+		}, nil},
 		"MLP022 topology_labels unknown": {"MLP022", func() platform {
 			return withTAS(b(), "compact").unknownAt("mlplatform_gpu_pool.h100", "topology_labels")
 		}, []Severity{U}},

@@ -163,12 +163,19 @@ func (c *ctx) quotaFlavors() []*model.Flavor {
 // quotaOwners names the ClusterQueues and Cohorts with quota on the flavor.
 func (c *ctx) quotaOwners(f *model.Flavor) []string {
 	var out []string
+	for _, o := range c.ownersOf(f) {
+		out = append(out, o.kind+" "+o.name)
+	}
+	return out
+}
+
+// ownersOf lists the ClusterQueues and Cohorts of the flavor's cluster whose
+// quotas name it.
+func (c *ctx) ownersOf(f *model.Flavor) []owner {
+	var out []owner
 	for _, o := range c.owners() {
-		if !model.SameCluster(o.src, f.Src) {
-			continue
-		}
-		if slices.ContainsFunc(o.keys, func(k model.QuotaKey) bool { return k.Flavor == f.Spec.Name }) {
-			out = append(out, o.kind+" "+o.name)
+		if model.SameCluster(o.src, f.Src) && slices.ContainsFunc(o.keys, func(k model.QuotaKey) bool { return k.Flavor == f.Spec.Name }) {
+			out = append(out, o)
 		}
 	}
 	return out

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/model"
@@ -26,10 +25,12 @@ func checkFlavorTopologyMissing(c *ctx) {
 		case !topo.Known || c.pl.Topology(f.Src, topo.S) != nil:
 			continue
 		}
-		queues := c.queuesWithQuotaOf(f)
-		objects := append([]string{f.Label()}, queues...)
+		objects := []string{f.Label()}
+		for _, o := range c.ownersOf(f) {
+			objects = append(objects, o.label)
+		}
 		effect := "Kueue keeps every ClusterQueue with quota of it inactive (TopologyNotFound), admitting no job on any flavor"
-		if len(queues) == 0 {
+		if len(objects) == 1 {
 			effect = "Kueue will keep any ClusterQueue given quota of it inactive (TopologyNotFound)"
 		}
 		switch {
@@ -62,28 +63,6 @@ func flavorWords(k model.Known) string {
 	return k.S
 }
 
-// queuesWithQuotaOf labels the ClusterQueues and Cohorts of the flavor's
-// cluster whose quotas name it.
-func (c *ctx) queuesWithQuotaOf(f *model.Flavor) []string {
-	name := model.FlavorName(f)
-	if !name.Known {
-		return nil
-	}
-	var out []string
-	for _, o := range c.owners() {
-		if !model.SameCluster(o.src, f.Src) {
-			continue
-		}
-		for _, k := range o.keys {
-			if k.Flavor == name.S {
-				out = append(out, o.label)
-				break
-			}
-		}
-	}
-	return out
-}
-
 // MLP022: a topology-aware flavor whose pools' nodes will not carry every
 // level label of its Topology. Kueue's topology-aware scheduling counts only
 // the nodes that carry every level (pkg/util/tas NodeMatchesFlavor), so no
@@ -113,8 +92,8 @@ func checkTopologyLevelsOnPools(c *ctx) {
 			var missing []string
 			for _, l := range t.Spec.Levels {
 				switch {
-				case l == "kubernetes.io/hostname":
-				case slices.Contains([]string{spec.GKETopologyBlock, spec.GKETopologySubblock, spec.GKETopologyHost}, l):
+				case l == spec.HostnameLabel:
+				case spec.IsGKETopologyLabel(l):
 					if known && !carries {
 						missing = append(missing, l)
 					}

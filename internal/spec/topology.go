@@ -20,6 +20,12 @@ func GKETopologyLevels() []string {
 	return []string{GKETopologyBlock, GKETopologySubblock, GKETopologyHost, HostnameLabel}
 }
 
+// IsGKETopologyLabel reports whether label is one of the topology labels GKE
+// itself puts on nodes (block, subblock, host), not kubernetes.io/hostname.
+func IsGKETopologyLabel(label string) bool {
+	return label == GKETopologyBlock || label == GKETopologySubblock || label == GKETopologyHost
+}
+
 // MaxTopologyLevels is Kueue's limit on Topology.spec.levels
 // (apis/kueue/v1beta2/topology_types.go: MaxItems=16).
 const MaxTopologyLevels = 16
