@@ -25,9 +25,10 @@ const usage = `usage:
                                                              (--workers: also N MultiKueue worker clusters)
   mlplatform sandbox down [--dir DIR]                        stop it and every process it started
   mlplatform sandbox status [--dir DIR]                      say whether it runs, and where
-  mlplatform report [--format markdown|text] [--prices FILE] [--fail-on overcommit,drift,checks] [PLAN_JSON|-]
+  mlplatform report [--format markdown|text|json|sarif] [--config-dir DIR] [--source-root DIR]
+                  [--prices FILE] [--fail-on overcommit,drift,checks] [PLAN_JSON|-]
                                                              review a plan (terraform show -json): quotas, capacity,
-                                                             cost, drift, platform rules
+                                                             cost, drift, platform rules (sarif: at the config's lines)
   mlplatform doctor [--kubeconfig PATH [--kube-context NAME]] [--project P --location L --cluster C]
                   [--container-endpoint HOST:PORT [--insecure-endpoints]] [--format text|json]
                   [--pending-threshold DURATION] [--check-timeout DURATION] [--timeout DURATION]

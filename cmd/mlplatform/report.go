@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
@@ -23,7 +24,8 @@ const (
 	exitReportChecks     = 6 // --fail-on checks: a platform check found an error or a warning (whatever else holds)
 )
 
-const reportUsage = `usage: mlplatform report [--format markdown|text] [--prices FILE] [--fail-on LIST] [PLAN_JSON|-]
+const reportUsage = `usage: mlplatform report [--format markdown|text|json|sarif] [--config-dir DIR] [--source-root DIR]
+                         [--prices FILE] [--fail-on LIST] [PLAN_JSON|-]
 
 Reads the JSON of a Terraform plan (terraform show -json PLANFILE) from PLAN_JSON,
 or from stdin when it is "-" or absent, and writes a review of it: quota changes per
@@ -32,7 +34,15 @@ provide (MIG slices and time-sharing/MPS shares, for pools that have them); esti
 pool cost; drift; and platform checks (cross-resource rules MLP001..., each
 described in docs/guides/checks.md).
 
-  --format   markdown (default, for a PR comment) or text
+  --format   markdown (default, for a PR comment), text, json (the report as a
+             versioned document: docs/guides/report_formats.md) or sarif
+             (SARIF 2.1.0 for code scanning: each finding, over-commit, drift
+             and destructive change at the configuration lines of its resources)
+  --config-dir  sarif: the Terraform configuration the plan was made from
+             (default "."), read for the lines of the resources and module calls
+  --source-root sarif: the directory the SARIF file paths are relative to
+             (default: the root of the git work tree holding --config-dir, else
+             --config-dir), as code scanning expects the repository's root
   --prices   JSON price file overriding the default price table, e.g.
              {"source": "2026 contract", "date": "2026-05-01",
               "prices": {"nvidia-h100-80gb": {"on_demand": 9.8, "spot": 3.9}}}
@@ -50,7 +60,9 @@ The report is written in every case but 1 and 2.
 func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	format := fs.String("format", "markdown", "markdown or text")
+	format := fs.String("format", "markdown", "markdown, text, json or sarif")
+	configDir := fs.String("config-dir", ".", "sarif: the Terraform configuration")
+	sourceRoot := fs.String("source-root", "", "sarif: what file paths are relative to")
 	pricesFile := fs.String("prices", "", "JSON price file")
 	failOn := fs.String("fail-on", "", "overcommit,drift,checks")
 	usageErr := func(err error) int {
@@ -116,7 +128,20 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
 	r := report.Build(plan, report.Options{Prices: prices})
-	if err := report.Render(stdout, r, f); err != nil {
+	if f == report.SARIF {
+		root := *sourceRoot
+		if root == "" {
+			root = gitRoot(*configDir)
+		}
+		loc, err := report.NewLocator(*configDir, root)
+		if err != nil {
+			return fail(fmt.Errorf("--config-dir: %w", err))
+		}
+		err = report.RenderSARIF(stdout, r, report.SARIFOptions{Locator: loc, ToolVersion: version})
+		if err != nil {
+			return fail(err)
+		}
+	} else if err := report.Render(stdout, r, f); err != nil {
 		return fail(err)
 	}
 	over, drift := gateOvercommit && r.Overcommitted(), gateDrift && r.Drifted()
@@ -143,4 +168,21 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitReportDrift
 	}
 	return exitReportOK
+}
+
+// gitRoot is the root of the git work tree holding dir (the directory with
+// .git), or dir itself outside one.
+func gitRoot(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
 }

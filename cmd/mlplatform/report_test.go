@@ -20,6 +20,8 @@ func TestReportCmd(t *testing.T) {
 	sharing := filepath.Join("..", "..", "internal", "report", "testdata", "gpu_sharing.json")
 	unknown := filepath.Join("..", "..", "internal", "report", "testdata", "unknown.json")
 	multikueue := filepath.Join("..", "..", "internal", "report", "testdata", "multikueue.json")
+	review := filepath.Join("..", "..", "internal", "report", "testdata", "review")
+	reviewPlan := filepath.Join("..", "..", "internal", "report", "testdata", "real_review.json")
 	fullJSON, err := os.ReadFile(full)
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +66,14 @@ func TestReportCmd(t *testing.T) {
 		"not a plan":                 {args: []string{"-"}, stdin: "No changes.", wantCode: 1, wantStderr: []string{"stdin: the input is not plan JSON"}},
 		"help":                       {args: []string{"--help"}, wantOut: []string{"Exit codes:", "6 check findings", "overcommit, drift, checks"}},
 		"dispatched from the router": {args: nil, wantCode: 0},
+		"json": {args: []string{"--format", "json", "--fail-on", "overcommit", full}, wantCode: 3,
+			wantOut: []string{`"version": 1`, `"overcommitted": true`}},
+		"sarif at the lines of the configuration": {args: []string{"--format", "sarif", "--config-dir", review, reviewPlan}, wantCode: 0,
+			wantOut: []string{`"version": "2.1.0"`, `"uri": "internal/report/testdata/review/modules/team/main.tf"`, `"ruleId": "OVERCOMMIT"`}},
+		"sarif relative to a source root": {args: []string{"--format", "sarif", "--config-dir", review, "--source-root", review, reviewPlan}, wantCode: 0,
+			wantOut: []string{`"uri": "modules/team/main.tf"`}},
+		"sarif without a configuration": {args: []string{"--format", "sarif", "--config-dir", t.TempDir(), reviewPlan}, wantCode: 1,
+			wantStderr: []string{"--config-dir: ", "holds no Terraform resource or module block"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -72,7 +82,7 @@ func TestReportCmd(t *testing.T) {
 			var code int
 			if tc.args == nil {
 				code = run([]string{"help"}, &stdout, &stderr)
-				if !strings.Contains(stdout.String(), "mlplatform report [--format markdown|text]") {
+				if !strings.Contains(stdout.String(), "mlplatform report [--format markdown|text|json|sarif]") {
 					t.Errorf("top-level usage does not list report:\n%s", stdout.String())
 				}
 			} else {

@@ -173,6 +173,32 @@ func provided(s snapshot, fk flavorKey) (Qty, []string, string) {
 	return total, names, ""
 }
 
+// capacityObjects are the addresses of what the capacity of a flavor
+// involves: the flavor, the ClusterQueues and Cohorts holding GPU quota on
+// it, and the pools it stands for (the places an over-commit is fixed).
+func capacityObjects(s snapshot, fk flavorKey) []string {
+	var out []string
+	f := s.flavor(fk.Cluster, fk.Name)
+	if f != nil {
+		out = append(out, f.Address)
+	}
+	queues, cohorts := capacityOwners(s, fk.Cluster)
+	for _, o := range append(queues, cohorts...) {
+		for k, q := range o.Quotas {
+			if k.Flavor == fk.Name && k.Resource == gpuResource && q.Nominal.OrZero().Sign() > 0 {
+				out = append(out, o.Address)
+				break
+			}
+		}
+	}
+	for _, p := range s.Pools {
+		if f != nil && p.Cluster == fk.Cluster && p.standsFor(f) == model.Yes {
+			out = append(out, p.Address)
+		}
+	}
+	return out
+}
+
 // managerFlavorStatus is the capacity status of a flavor only MultiKueue
 // manager ClusterQueues hold quota on: it has no pool behind it by design.
 const managerFlavorStatus = "MultiKueue manager flavor: capacity is the workers'"
@@ -261,6 +287,7 @@ func capacity(before, after snapshot, poolsInPlan bool, sharing map[string]*Flav
 		case prov.Less(adm):
 			fc.Overcommit = true
 			fc.OvercommitBy = adm.Minus(prov)
+			fc.Objects = capacityObjects(after, n)
 			eq := ""
 			if fs != nil && !fs.Disagree {
 				if e := gpuEquivalent(fc.OvercommitBy, fs.Slicing.PerGPU); e != "" {

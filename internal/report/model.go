@@ -89,6 +89,9 @@ type FlavorCapacity struct {
 	Status       string
 	Overcommit   bool
 	OvercommitBy Qty
+	// Objects are, for an over-commit, the addresses involved: the flavor,
+	// the queues and cohorts with GPU quota on it, its pools.
+	Objects []string
 }
 
 // PoolCost is one pool's estimated cost at max size.

@@ -15,17 +15,23 @@ type Format string
 const (
 	Markdown Format = "markdown"
 	Text     Format = "text"
+	JSON     Format = "json"  // json.go: the report's tables as a versioned document
+	SARIF    Format = "sarif" // sarif.go: results at the configuration's lines, for code scanning
 )
 
-// ParseFormat accepts "markdown" (or "md") and "text".
+// ParseFormat accepts "markdown" (or "md"), "text", "json" and "sarif".
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(s) {
 	case "markdown", "md":
 		return Markdown, nil
 	case "text", "txt":
 		return Text, nil
+	case "json":
+		return JSON, nil
+	case "sarif":
+		return SARIF, nil
 	}
-	return "", fmt.Errorf("unknown format %q: use markdown or text", s)
+	return "", fmt.Errorf("unknown format %q: use markdown, text, json or sarif", s)
 }
 
 // The report is built as blocks, rendered by either format.
@@ -53,8 +59,15 @@ const warn = "\x00warn"
 // mdOnly marks an item that only the Markdown format shows.
 const mdOnly = "\x00md"
 
-// Render writes the report.
+// Render writes the report; SARIF without locations (RenderSARIF with a
+// Locator adds them).
 func Render(w io.Writer, r Report, f Format) error {
+	switch f {
+	case JSON:
+		return renderJSON(w, r)
+	case SARIF:
+		return RenderSARIF(w, r, SARIFOptions{})
+	}
 	var b strings.Builder
 	for _, blk := range blocks(r) {
 		switch x := blk.(type) {

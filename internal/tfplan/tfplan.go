@@ -340,3 +340,31 @@ func afterKey(s string) string {
 	}
 	return ""
 }
+
+// Declaration splits a resource instance's address into where it is
+// declared: the module calls leading to it, outermost first, and the
+// resource's "TYPE.NAME", both without instance keys.
+// module.team["a"].mlplatform_cluster_queue.q[0] is ([team], mlplatform_cluster_queue.q);
+// ok is false for data sources and addresses that are not a resource's.
+func Declaration(addr string) (calls []string, resource string, ok bool) {
+	mod := ModulePath(addr)
+	for rest := mod; rest != ""; {
+		rest = strings.TrimPrefix(rest, "module.")
+		i := strings.IndexAny(rest, ".[")
+		calls = append(calls, rest[:i])
+		rest = rest[i:]
+		if rest[0] == '[' {
+			rest = afterKey(rest)
+		}
+		rest = strings.TrimPrefix(rest, ".")
+	}
+	res := addr[len(mod):]
+	if i := strings.IndexByte(res, '['); i >= 0 {
+		res = res[:i]
+	}
+	typ, name, found := strings.Cut(res, ".")
+	if !found || typ == "data" || typ == "module" || typ == "" || name == "" || strings.Contains(name, ".") {
+		return nil, "", false
+	}
+	return calls, res, true
+}
