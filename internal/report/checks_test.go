@@ -501,7 +501,8 @@ func TestCheckMessage(t *testing.T) {
 	}
 }
 
-// TestChecksDocumented: the docs page has a section per check.
+// TestChecksDocumented: the docs page has a section per check, with the
+// anchor the SARIF report's helpUri links to.
 func TestChecksDocumented(t *testing.T) {
 	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", "checks.md.tmpl"))
@@ -509,8 +510,9 @@ func TestChecksDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range rules.Rules {
-		if !strings.Contains(string(doc), "### "+d.ID+" "+d.Slug+" (") {
-			t.Errorf("templates/guides/checks.md.tmpl has no section %q", "### "+d.ID+" "+d.Slug)
+		anchor := `<a id="` + strings.ToLower(d.ID) + `"></a>`
+		if !strings.Contains(string(doc), anchor+"\n\n### "+d.ID+" "+d.Slug+" (") {
+			t.Errorf("templates/guides/checks.md.tmpl has no section %q after %s", "### "+d.ID+" "+d.Slug, anchor)
 		}
 	}
 }
