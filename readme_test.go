@@ -330,3 +330,25 @@ func TestReadmeAnchors(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeLinters: the README's make lint row names every linter and
+// formatter .golangci.yml enables.
+func TestReadmeLinters(t *testing.T) {
+	t.Parallel()
+	cfg := readFile(t, ".golangci.yml")
+	var names []string
+	for _, m := range regexp.MustCompile(`(?m)^\s+enable:\n((?:\s+- [a-z0-9]+\n)+)`).FindAllStringSubmatch(cfg, -1) {
+		for _, n := range regexp.MustCompile(`- ([a-z0-9]+)`).FindAllStringSubmatch(m[1], -1) {
+			names = append(names, n[1])
+		}
+	}
+	if !slices.Contains(names, "gofmt") || !slices.Contains(names, "errcheck") {
+		t.Fatalf(".golangci.yml enables %v; the test reads it wrong", names)
+	}
+	row := regexp.MustCompile("(?m)^\\| `make lint` \\|.*$").FindString(readFile(t, "README.md"))
+	for _, n := range names {
+		if !regexp.MustCompile(`\b` + n + `\b`).MatchString(row) {
+			t.Errorf("the README's make lint row does not name %s, which .golangci.yml enables: %s", n, row)
+		}
+	}
+}
