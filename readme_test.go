@@ -352,3 +352,27 @@ func TestReadmeLinters(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeBenchTeams: the team counts the README says make bench plans
+// are the benchmark's default.
+func TestReadmeBenchTeams(t *testing.T) {
+	t.Parallel()
+	m := regexp.MustCompile(`flag\.String\("teams", "([0-9,]+)"`).FindStringSubmatch(readFile(t, filepath.Join("cmd", "mlplatform-bench", "main.go")))
+	if m == nil {
+		t.Fatal("cmd/mlplatform-bench has no --teams default")
+	}
+	n := strings.Split(m[1], ",")
+	if len(n) < 2 {
+		t.Fatalf("--teams default %q", m[1])
+	}
+	want := strings.Join(n[:len(n)-1], ", ") + " and " + n[len(n)-1] + " teams"
+	readme := readFile(t, "README.md")
+	if c := strings.Count(readme, want); c < 2 {
+		t.Errorf("the README says %q %d times, want it in the make bench row and Benchmarks (the benchmark's --teams default is %s)", want, c, m[1])
+	}
+	for _, got := range regexp.MustCompile(`\d+(?:, \d+)* and \d+ teams`).FindAllString(readme, -1) {
+		if got != want {
+			t.Errorf("the README says %q; make bench plans %s", got, want)
+		}
+	}
+}
