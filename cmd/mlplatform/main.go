@@ -20,11 +20,13 @@ var version = "dev"
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 const usage = `usage:
-  mlplatform sandbox up   [--dir DIR] [--provider-dir DIR] [--workers N] [--timeout DURATION]
+  mlplatform sandbox up   [--dir DIR] [--provider-dir DIR] [--workers N] [--timeout DURATION] [--format text|json]
                                                              start the local sandbox in the background
-                                                             (--workers: also N MultiKueue worker clusters)
+                                                             (--workers: also N MultiKueue worker clusters;
+                                                             --format json: each cluster's kubeconfig and GKE
+                                                             project/location/cluster/endpoints on stdout)
   mlplatform sandbox down [--dir DIR]                        stop it and every process it started
-  mlplatform sandbox status [--dir DIR]                      say whether it runs, and where
+  mlplatform sandbox status [--dir DIR] [--format text|json] say whether it runs, and where
   mlplatform report [--format markdown|text|json|sarif] [--config-dir DIR] [--source-root DIR]
                   [--prices FILE] [--fail-on overcommit,drift,checks] [PLAN_JSON|-]
                                                              review a plan (terraform show -json): quotas, capacity,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -42,29 +43,47 @@ const (
 	failedFile   = "failed"
 )
 
-// sandboxFlags are the flags of every sandbox subcommand; dir and
+// sandboxFlags are the flags of the sandbox subcommands; dir and
 // providerDir are absolute.
 type sandboxFlags struct {
 	dir, providerDir string
 	timeout          time.Duration
-	workers          int // 0: one cluster; N: a MultiKueue manager and N workers
+	workers          int    // 0: one cluster; N: a MultiKueue manager and N workers
+	format           string // up and status: "text" or "json" (sandboxJSON)
 }
 
+// parseSandboxFlags parses a subcommand's flags: each subcommand defines only
+// the flags it uses (its --help lists them; the top-level usage names them).
 func parseSandboxFlags(args []string, stderr io.Writer) (sandboxFlags, error) {
 	fs := flag.NewFlagSet("sandbox "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", ".sandbox", "directory for the sandbox's state, logs and env file")
-	providerDir := fs.String("provider-dir", "bin", "directory holding terraform-provider-mlplatform (for dev_overrides)")
-	timeout := fs.Duration("timeout", 5*time.Minute, "how long `up` waits for the sandbox to be ready")
-	workers := fs.Int("workers", 0, fmt.Sprintf("with `up`: also start this many MultiKueue worker clusters (at most %d), "+
-		"each its own control plane and cluster in the one GKE fake; 0: the single cluster", len(testenv.WorkerLocations)))
+	providerDir, timeout, workers, format := new("bin"), new(5*time.Minute), new(0), new("text")
+	if args[0] == "up" || args[0] == "serve" {
+		fs.StringVar(providerDir, "provider-dir", *providerDir, "directory holding terraform-provider-mlplatform (for dev_overrides)")
+		fs.IntVar(workers, "workers", 0, fmt.Sprintf("also start this many MultiKueue worker clusters (at most %d), "+
+			"each its own control plane and cluster in the one GKE fake; 0: the single cluster", len(testenv.WorkerLocations)))
+	}
+	if args[0] == "up" {
+		fs.DurationVar(timeout, "timeout", *timeout, "how long to wait for the sandbox to be ready")
+	}
+	if args[0] == "up" || args[0] == "status" {
+		fs.StringVar(format, "format", *format, "text, or json: one JSON document on stdout with each cluster's kubeconfig and GKE project, "+
+			"location, cluster and endpoint (progress goes to stderr)")
+	}
 	if err := fs.Parse(args[1:]); err != nil {
 		return sandboxFlags{}, err
+	}
+	if fs.NArg() > 0 {
+		return sandboxFlags{}, fmt.Errorf("sandbox %s takes no arguments, got %q", args[0], fs.Args())
 	}
 	if *workers < 0 || *workers > len(testenv.WorkerLocations) {
 		return sandboxFlags{}, fmt.Errorf("--workers must be between 0 and %d, got %d", len(testenv.WorkerLocations), *workers)
 	}
-	f := sandboxFlags{timeout: *timeout, workers: *workers}
+	if *format != "text" && *format != "json" {
+		return sandboxFlags{}, fmt.Errorf("--format must be text or json, got %q", *format)
+	}
+	f := sandboxFlags{timeout: *timeout, workers: *workers, format: *format}
 	var err error
 	if f.dir, err = filepath.Abs(*dir); err != nil {
 		return sandboxFlags{}, err
@@ -85,10 +104,21 @@ func sandboxCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "up":
+		if f.format == "json" {
+			// stdout holds the JSON document alone; what up says on the
+			// way goes to stderr.
+			if err := sandboxUp(f, stderr); err != nil {
+				return err
+			}
+			return printSandboxJSON(stdout, f.dir)
+		}
 		return sandboxUp(f, stdout)
 	case "down":
 		return sandboxDown(f.dir, stdout)
 	case "status":
+		if f.format == "json" {
+			return printSandboxJSON(stdout, f.dir)
+		}
 		return sandboxStatus(f.dir, stdout)
 	case "serve":
 		return sandboxServe(f, stdout)
@@ -237,6 +267,105 @@ func printClusters(stdout io.Writer, dir string) {
 		fmt.Fprintf(stdout, "    %-9s kubeconfig %s\n              GKE project %s location %s cluster %s\n",
 			c.name, c.kubeconfig, c.project, c.location, c.cluster)
 	}
+}
+
+// SandboxJSON is what `mlplatform sandbox up --format json` and `sandbox
+// status --format json` print on stdout: one JSON document (the README's
+// "The local sandbox" documents it). Fields are added, never changed or
+// removed, within one format_version.
+type SandboxJSON struct {
+	FormatVersion int  `json:"format_version"` // 1
+	Running       bool `json:"running"`
+	// SupervisorPID is the process `sandbox down` stops; 0 when not running.
+	SupervisorPID int `json:"supervisor_pid"`
+	// Dir is the sandbox directory; EnvFile the shell exports to source
+	// (the manager's cluster with workers, and GOOGLE_OAUTH_ACCESS_TOKEN).
+	Dir     string `json:"dir"`
+	EnvFile string `json:"env_file"`
+	// Clusters: the single cluster, or the manager then each worker; empty
+	// when not running.
+	Clusters []SandboxClusterJSON `json:"clusters"`
+}
+
+// SandboxClusterJSON is one cluster of the sandbox: what a provider block
+// needs to reach it, by kubeconfig or through the GKE fake.
+type SandboxClusterJSON struct {
+	// Name is "sandbox" for the single cluster, else "manager" or
+	// "worker-N"; Role is "single", "manager" or "worker".
+	Name       string         `json:"name"`
+	Role       string         `json:"role"`
+	Kubeconfig string         `json:"kubeconfig"`
+	GKE        SandboxGKEJSON `json:"gke"`
+}
+
+// SandboxGKEJSON is the cluster in the GKE fake: a provider block's project,
+// location and cluster, and container_endpoint and iam_endpoint (with
+// insecure_endpoints = true; the fake serves every cluster).
+type SandboxGKEJSON struct {
+	Project           string `json:"project"`
+	Location          string `json:"location"`
+	Cluster           string `json:"cluster"`
+	ContainerEndpoint string `json:"container_endpoint"`
+	IAMEndpoint       string `json:"iam_endpoint"`
+}
+
+// sandboxJSONVersion is SandboxJSON's format_version.
+const sandboxJSONVersion = 1
+
+// sandboxState reads a sandbox directory: its env file (the single or
+// manager cluster, the fake's endpoints) and clusters file (the workers).
+func sandboxState(dir string) SandboxJSON {
+	out := SandboxJSON{FormatVersion: sandboxJSONVersion, Dir: dir, EnvFile: filepath.Join(dir, envFile), Clusters: []SandboxClusterJSON{}}
+	pid, ok := readPid(filepath.Join(dir, pidFile))
+	data, err := os.ReadFile(out.EnvFile)
+	if !ok || !alive(pid) || err != nil {
+		return out
+	}
+	out.Running, out.SupervisorPID = true, pid
+	env := parseEnvFile(string(data))
+	gke := func(project, location, cluster string) SandboxGKEJSON {
+		return SandboxGKEJSON{project, location, cluster, env["MLPLATFORM_CONTAINER_ENDPOINT"], env["MLPLATFORM_IAM_ENDPOINT"]}
+	}
+	clusters, _ := os.ReadFile(filepath.Join(dir, clustersFile))
+	cs := parseClusters(string(clusters))
+	if len(cs) == 0 {
+		out.Clusters = append(out.Clusters, SandboxClusterJSON{Name: "sandbox", Role: "single", Kubeconfig: env["KUBECONFIG"],
+			GKE: gke(env["MLPLATFORM_PROJECT"], env["MLPLATFORM_LOCATION"], env["MLPLATFORM_CLUSTER"])})
+	}
+	for _, c := range cs {
+		role := "worker"
+		if c.name == "manager" {
+			role = "manager"
+		}
+		out.Clusters = append(out.Clusters, SandboxClusterJSON{Name: c.name, Role: role, Kubeconfig: c.kubeconfig, GKE: gke(c.project, c.location, c.cluster)})
+	}
+	return out
+}
+
+func printSandboxJSON(stdout io.Writer, dir string) error {
+	b, err := json.MarshalIndent(sandboxState(dir), "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", b)
+	return err
+}
+
+// parseEnvFile reads the exports writeEnvFile writes.
+func parseEnvFile(data string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(data, "\n") {
+		line, ok := strings.CutPrefix(line, "export ")
+		if !ok {
+			continue
+		}
+		k, v, _ := strings.Cut(line, "=")
+		if uq, err := strconv.Unquote(v); err == nil {
+			v = uq
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // startSandbox starts the single environment, or a Multi with workers. It

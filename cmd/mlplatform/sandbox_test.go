@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"maps"
 	"os"
@@ -36,25 +36,27 @@ func TestMain(m *testing.M) {
 
 func readEnvFile(t *testing.T, path string) map[string]string {
 	t.Helper()
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = f.Close() }()
-	out := map[string]string{}
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		line, ok := strings.CutPrefix(s.Text(), "export ")
-		if !ok {
-			continue
-		}
-		k, v, _ := strings.Cut(line, "=")
-		if uq, err := strconv.Unquote(v); err == nil {
-			v = uq
-		}
-		out[k] = v
+	return parseEnvFile(string(data))
+}
+
+// decodeSandboxJSON reads what --format json prints: one document of the
+// documented shape, nothing else on stdout, no field it does not document.
+func decodeSandboxJSON(t *testing.T, data []byte) SandboxJSON {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var got SandboxJSON
+	if err := dec.Decode(&got); err != nil {
+		t.Fatalf("--format json printed no SandboxJSON (%v):\n%s", err, data)
 	}
-	return out
+	if dec.More() {
+		t.Fatalf("--format json printed more than one document:\n%s", data)
+	}
+	return got
 }
 
 func TestSandboxUpDown(t *testing.T) {
@@ -66,11 +68,12 @@ func TestSandboxUpDown(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(providerDir, "terraform-provider-mlplatform"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	if code := run([]string{"sandbox", "up", "--dir", dir, "--provider-dir", providerDir}, &out, &out); code != 0 {
-		t.Fatalf("sandbox up exited %d:\n%s", code, out.String())
+	// --format json: the document alone on stdout, progress on stderr.
+	var out, progress bytes.Buffer
+	if code := run([]string{"sandbox", "up", "--dir", dir, "--provider-dir", providerDir, "--format", "json"}, &out, &progress); code != 0 {
+		t.Fatalf("sandbox up exited %d:\n%s\n%s", code, progress.String(), out.String())
 	}
-	t.Log(out.String())
+	t.Log(progress.String(), out.String())
 	supervisor, ok := readPid(filepath.Join(dir, pidFile))
 	if !ok {
 		t.Fatal("no supervisor pid file")
@@ -78,6 +81,16 @@ func TestSandboxUpDown(t *testing.T) {
 	t.Cleanup(func() { _ = syscall.Kill(supervisor, syscall.SIGKILL) })
 
 	env := readEnvFile(t, filepath.Join(dir, envFile))
+	gke := SandboxGKEJSON{Project: testenv.DefaultProject, Location: testenv.DefaultLocation, Cluster: testenv.DefaultCluster,
+		ContainerEndpoint: env["MLPLATFORM_CONTAINER_ENDPOINT"], IAMEndpoint: env["MLPLATFORM_IAM_ENDPOINT"]}
+	want := SandboxJSON{FormatVersion: 1, Running: true, SupervisorPID: supervisor, Dir: dir, EnvFile: filepath.Join(dir, envFile),
+		Clusters: []SandboxClusterJSON{{Name: "sandbox", Role: "single", Kubeconfig: env["KUBECONFIG"], GKE: gke}}}
+	if diff := cmp.Diff(want, decodeSandboxJSON(t, out.Bytes())); diff != "" {
+		t.Errorf("up --format json (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(progress.String(), "sandbox ready") {
+		t.Errorf("up --format json said nothing on stderr: %q", progress.String())
+	}
 	for _, k := range []string{"KUBECONFIG", "MLPLATFORM_CONTAINER_ENDPOINT", "MLPLATFORM_IAM_ENDPOINT", "MLPLATFORM_PROJECT",
 		"MLPLATFORM_LOCATION", "MLPLATFORM_CLUSTER", "TF_CLI_CONFIG_FILE", "MLPLATFORM_INSECURE_ENDPOINTS"} {
 		if env[k] == "" {
@@ -158,6 +171,30 @@ func TestParseSandboxFlags(t *testing.T) {
 	if _, err := parseSandboxFlags([]string{"up", "--workers", "two"}, io.Discard); err == nil {
 		t.Error("--workers two accepted")
 	}
+	// Each subcommand takes its own flags; --format is text or json.
+	for _, c := range []struct {
+		args    []string
+		wantErr string // "" accepted
+		format  string
+	}{
+		{args: []string{"up"}, format: "text"},
+		{args: []string{"up", "--format", "json"}, format: "json"},
+		{args: []string{"status", "--format=json"}, format: "json"},
+		{args: []string{"up", "--format", "yaml"}, wantErr: `--format must be text or json, got "yaml"`},
+		{args: []string{"down", "--format", "json"}, wantErr: "flag provided but not defined: -format"},
+		{args: []string{"down", "--workers", "1"}, wantErr: "flag provided but not defined: -workers"},
+		{args: []string{"status", "--provider-dir", "bin"}, wantErr: "flag provided but not defined: -provider-dir"},
+		{args: []string{"up", "now"}, wantErr: `sandbox up takes no arguments, got ["now"]`},
+	} {
+		f, err := parseSandboxFlags(c.args, io.Discard)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if diff := cmp.Diff(c.wantErr, got); diff != "" || (err == nil && f.format != c.format) {
+			t.Errorf("%v: format %q, error (-want +got):\n%s", c.args, f.format, diff)
+		}
+	}
 }
 
 func TestClustersFile(t *testing.T) {
@@ -184,6 +221,111 @@ func TestClustersFile(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("printed clusters lack %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestSandboxJSON: what up and status print with --format json, for a
+// sandbox that is not running, a single cluster and one with workers, read
+// back as the documented SandboxJSON.
+func TestSandboxJSON(t *testing.T) {
+	t.Parallel()
+	env := func(kubeconfig, project, location, cluster string) string {
+		return "# Written by `mlplatform sandbox up`\n" +
+			"export KUBECONFIG=" + strconv.Quote(kubeconfig) + "\nexport MLPLATFORM_KUBECONFIG=" + strconv.Quote(kubeconfig) + "\n" +
+			"export MLPLATFORM_PROJECT=" + strconv.Quote(project) + "\nexport MLPLATFORM_LOCATION=" + strconv.Quote(location) + "\n" +
+			"export MLPLATFORM_CLUSTER=" + strconv.Quote(cluster) + "\n" +
+			"export MLPLATFORM_CONTAINER_ENDPOINT=\"127.0.0.1:4711\"\nexport MLPLATFORM_IAM_ENDPOINT=\"127.0.0.1:4711\"\n"
+	}
+	fake := func(project, location, cluster string) SandboxGKEJSON {
+		return SandboxGKEJSON{Project: project, Location: location, Cluster: cluster, ContainerEndpoint: "127.0.0.1:4711", IAMEndpoint: "127.0.0.1:4711"}
+	}
+	me := os.Getpid() // a live process stands for the supervisor
+	for name, tc := range map[string]struct {
+		files map[string]string // in the sandbox directory; DIR is replaced by it
+		want  func(dir string) SandboxJSON
+	}{
+		"not running": {
+			want: func(dir string) SandboxJSON {
+				return SandboxJSON{FormatVersion: 1, Dir: dir, EnvFile: filepath.Join(dir, "env"), Clusters: []SandboxClusterJSON{}}
+			},
+		},
+		"a stale pid file and no env file: not running": {
+			files: map[string]string{pidFile: "999999999\n"},
+			want: func(dir string) SandboxJSON {
+				return SandboxJSON{FormatVersion: 1, Dir: dir, EnvFile: filepath.Join(dir, "env"), Clusters: []SandboxClusterJSON{}}
+			},
+		},
+		"single cluster": {
+			files: map[string]string{pidFile: strconv.Itoa(me), envFile: env("DIR/data/kubeconfig", "mlplatform-sandbox", "us-central1", "training")},
+			want: func(dir string) SandboxJSON {
+				return SandboxJSON{FormatVersion: 1, Running: true, SupervisorPID: me, Dir: dir, EnvFile: filepath.Join(dir, "env"),
+					Clusters: []SandboxClusterJSON{{Name: "sandbox", Role: "single", Kubeconfig: dir + "/data/kubeconfig", GKE: fake("mlplatform-sandbox", "us-central1", "training")}}}
+			},
+		},
+		"manager and two workers": {
+			files: map[string]string{
+				pidFile: strconv.Itoa(me),
+				envFile: env("DIR/data/manager/kubeconfig", "mlplatform-sandbox", "us-central1", "training"),
+				clustersFile: formatClusters([]sandboxCluster{
+					{"manager", "DIR/data/manager/kubeconfig", "mlplatform-sandbox", "us-central1", "training"},
+					{"worker-1", "DIR/data/worker-1/kubeconfig", "mlplatform-sandbox", "europe-west4", "worker-1"},
+					{"worker-2", "DIR/data/worker-2/kubeconfig", "mlplatform-sandbox", "us-east4", "worker-2"},
+				}),
+			},
+			want: func(dir string) SandboxJSON {
+				return SandboxJSON{FormatVersion: 1, Running: true, SupervisorPID: me, Dir: dir, EnvFile: filepath.Join(dir, "env"),
+					Clusters: []SandboxClusterJSON{
+						{Name: "manager", Role: "manager", Kubeconfig: dir + "/data/manager/kubeconfig", GKE: fake("mlplatform-sandbox", "us-central1", "training")},
+						{Name: "worker-1", Role: "worker", Kubeconfig: dir + "/data/worker-1/kubeconfig", GKE: fake("mlplatform-sandbox", "europe-west4", "worker-1")},
+						{Name: "worker-2", Role: "worker", Kubeconfig: dir + "/data/worker-2/kubeconfig", GKE: fake("mlplatform-sandbox", "us-east4", "worker-2")},
+					}}
+			},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for f, content := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, f), []byte(strings.ReplaceAll(content, "DIR", dir)), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Through the command, as a script runs it.
+			var out, errOut bytes.Buffer
+			if code := run([]string{"sandbox", "status", "--dir", dir, "--format", "json"}, &out, &errOut); code != 0 || errOut.Len() != 0 {
+				t.Fatalf("status --format json: exit %d, stderr %q", code, errOut.String())
+			}
+			if diff := cmp.Diff(tc.want(dir), decodeSandboxJSON(t, out.Bytes())); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSandboxJSONDocumented: the README's example of sandbox --format json
+// is a SandboxJSON with every field, as the command writes it.
+func TestSandboxJSONDocumented(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "`sandbox up --format json`")
+	_, block, ok2 := strings.Cut(after, "```json\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("the README has no ```json example after `sandbox up --format json`")
+	}
+	doc := decodeSandboxJSON(t, []byte(block))
+	again, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(block, string(again)+"\n"); diff != "" {
+		t.Errorf("the README's example is not what sandbox --format json writes (a field missing, or out of order) (-README +written):\n%s", diff)
+	}
+	if len(doc.Clusters) < 2 || doc.Clusters[0].Role != "manager" || doc.Clusters[1].Role != "worker" {
+		t.Errorf("the README's example should show a manager and a worker: %+v", doc.Clusters)
 	}
 }
 
@@ -251,6 +393,24 @@ func TestSandboxUpDownWorkers(t *testing.T) {
 	out.Reset()
 	if code := run([]string{"sandbox", "status", "--dir", dir}, &out, &out); code != 0 || !strings.Contains(out.String(), "worker-1") {
 		t.Errorf("status: exit %d, %s", code, out.String())
+	}
+	// What a script reads: status --format json, parsed.
+	out.Reset()
+	var errOut bytes.Buffer
+	if code := run([]string{"sandbox", "status", "--dir", dir, "--format", "json"}, &out, &errOut); code != 0 {
+		t.Fatalf("status --format json: exit %d, %s", code, errOut.String())
+	}
+	gke := func(location, cluster string) SandboxGKEJSON {
+		return SandboxGKEJSON{Project: testenv.DefaultProject, Location: location, Cluster: cluster,
+			ContainerEndpoint: env["MLPLATFORM_CONTAINER_ENDPOINT"], IAMEndpoint: env["MLPLATFORM_IAM_ENDPOINT"]}
+	}
+	want := SandboxJSON{FormatVersion: 1, Running: true, SupervisorPID: supervisor, Dir: dir, EnvFile: filepath.Join(dir, envFile),
+		Clusters: []SandboxClusterJSON{
+			{Name: "manager", Role: "manager", Kubeconfig: filepath.Join(dir, "data", "manager", "kubeconfig"), GKE: gke(testenv.DefaultLocation, testenv.DefaultCluster)},
+			{Name: "worker-1", Role: "worker", Kubeconfig: filepath.Join(dir, "data", "worker-1", "kubeconfig"), GKE: gke("europe-west4", "worker-1")},
+		}}
+	if diff := cmp.Diff(want, decodeSandboxJSON(t, out.Bytes())); diff != "" {
+		t.Errorf("status --format json (-want +got):\n%s", diff)
 	}
 
 	var pids []int
