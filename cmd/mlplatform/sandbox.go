@@ -69,7 +69,7 @@ func parseSandboxFlags(args []string, stderr io.Writer) (sandboxFlags, error) {
 	}
 	if args[0] == "up" || args[0] == "status" {
 		fs.StringVar(format, "format", *format, "text, or json: one JSON document on stdout with each cluster's kubeconfig and GKE project, "+
-			"location, cluster and endpoint (progress goes to stderr)")
+			"location, cluster and endpoints (up's progress then goes to stderr)")
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		return sandboxFlags{}, err
