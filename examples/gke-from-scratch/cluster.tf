@@ -23,11 +23,13 @@ resource "google_container_cluster" "this" {
     services_secondary_range_name = "services"
   }
 
+  # The channel picks the version (and upgrades it). Flex-start GPU pools need
+  # 1.32.2-gke.1652000 or later, queued provisioning 1.28.3-gke.1098000: the
+  # postcondition below stops the apply, before any GPU pool, on anything
+  # older than 1.33.
   release_channel {
     channel = var.release_channel
   }
-  # Flex-start GPU pools need 1.32.2-gke.1652000 or later.
-  min_master_version = "1.33"
 
   # GKE creates a default pool it must have at creation; it is removed at once
   # and replaced by the small system pool below, so GPU pools are all this
@@ -36,6 +38,13 @@ resource "google_container_cluster" "this" {
   initial_node_count       = 1
 
   deletion_protection = var.deletion_protection
+
+  lifecycle {
+    postcondition {
+      condition     = try(tonumber(regex("^1\\.(\\d+)\\.", self.master_version)[0]) >= 33, false)
+      error_message = "GKE ${self.master_version} is older than flex-start GPU pools need (1.32.2-gke.1652000; this example asks for 1.33 or later): choose a channel that offers a newer version."
+    }
+  }
 }
 
 # The nodes' own identity: logs and metrics only (GKE's

@@ -16,7 +16,7 @@ variable "cluster_name" {
 }
 
 variable "release_channel" {
-  description = "GKE release channel. REGULAR's versions are well past what flex-start GPU pools need (1.32.2-gke.1652000) and queued provisioning (1.28.3-gke.1098000); min_master_version holds the floor."
+  description = "GKE release channel (RAPID, REGULAR or STABLE). Its version must be 1.33 or later (cluster.tf's postcondition): flex-start GPU pools need 1.32.2-gke.1652000, queued provisioning 1.28.3-gke.1098000."
   type        = string
   default     = "REGULAR"
 }
