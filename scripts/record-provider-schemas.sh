@@ -6,7 +6,12 @@
 #   scripts/record-provider-schemas.sh NAME=BINARY:VERSION ...
 #   e.g. google=/tmp/terraform-provider-google:v7.45.0 helm=/tmp/terraform-provider-helm:v3.1.2
 #
-# Each BINARY is a terraform-provider-NAME built from that release's source.
+# Each BINARY is a terraform-provider-NAME built from that release's source
+# (a checkout of its tag, then `CGO_ENABLED=0 go build -trimpath -o BINARY .`;
+# its dependencies come from the Go module proxy, which does not serve the
+# provider itself). Measured on 2026-12-02, 2 cores under a load of 12-16 with
+# a warm module and build cache for the shared dependencies: google v7.45.0 30
+# min and 1.9 GB of memory at most, helm v3.1.2 24.5 min and 1.0 GB.
 # Only the provider block and the resource and data source types some example
 # uses are kept (scripts/schemaprovider/schemas/NAME.json, with "recorded_from"
 # naming the release). Re-run it when an example starts using another type.
