@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/yaml"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/doctor"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
@@ -82,6 +86,10 @@ func TestAccDoctorGPUCapacity(t *testing.T) {
 		}
 		p.deleteNodes("doc-h100-a", "doc-h100-b")
 		p.until("clean again without the nodes", clean)
+	})
+
+	t.Run("the README's scheduled check", func(t *testing.T) {
+		p.readmeIdleCheck(t, spot)
 	})
 
 	t.Run("holder pod", func(t *testing.T) {
@@ -366,3 +374,120 @@ func commas(v float64) string {
 
 // thousands writes a count with thousands separators: 1,000.
 func thousands(n int) string { return strings.TrimSuffix(commas(float64(n)), ".00") }
+
+// readmeIdleCheck runs the README's scheduled idle-GPU job against the
+// local control plane: its doctor command line, as written, with the
+// provider settings from the environment variables the job sets (here the
+// test environment's), on two idle H100 nodes (an hour old by doctor's
+// clock), then on one. The job's script then runs under bash as GitHub's
+// `shell: bash` runs it (-eo pipefail), with `mlplatform` on PATH a stand-in
+// that replays that doctor run's output and exit code, and jq reading it:
+// above the job's $50 an hour it fails with doctor's exit 6 and the cost in
+// the job summary; at $35.59 an hour it passes.
+func (p *platform) readmeIdleCheck(t *testing.T, spotPerGPU float64) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const marker = "# .github/workflows/platform-idle-gpus.yml"
+	_, block, found := strings.Cut(string(readme), marker)
+	block, _, _ = strings.Cut(block, "```")
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Name  string            `json:"name"`
+				Shell string            `json:"shell"`
+				Env   map[string]string `json:"env"`
+				Run   string            `json:"run"`
+			} `json:"steps"`
+		} `json:"jobs"`
+	}
+	if !found {
+		t.Fatalf("README.md has no %q block", marker)
+	}
+	if err := yaml.Unmarshal([]byte(marker+block), &wf); err != nil {
+		t.Fatalf("the README's idle-GPU job is not YAML: %v", err)
+	}
+	var script string
+	var env map[string]string
+	for _, j := range wf.Jobs {
+		for _, st := range j.Steps {
+			if strings.Contains(st.Run, "mlplatform doctor") {
+				script, env = st.Run, st.Env
+				if st.Shell != "bash" {
+					t.Errorf("step %q runs under %q; the script needs bash (pipefail)", st.Name, st.Shell)
+				}
+			}
+		}
+	}
+	var args []string
+	for _, line := range strings.Split(script, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "mlplatform doctor "); ok {
+			rest, _, _ = strings.Cut(rest, ">")
+			args = strings.Fields(rest)
+		}
+	}
+	if len(args) == 0 {
+		t.Fatalf("no mlplatform doctor command line in the README's idle-GPU job:\n%s", script)
+	}
+	for _, k := range []string{"MLPLATFORM_PROJECT", "MLPLATFORM_LOCATION", "MLPLATFORM_CLUSTER"} {
+		if env[k] == "" {
+			t.Errorf("the README's idle-GPU step does not set %s", k)
+		}
+	}
+	// The job's variables, with the test environment's values.
+	vars := map[string]string{"MLPLATFORM_PROJECT": p.env.Project, "MLPLATFORM_LOCATION": p.env.Location, "MLPLATFORM_CLUSTER": p.env.Cluster,
+		"MLPLATFORM_KUBECONFIG": p.env.Kubeconfig, "MLPLATFORM_CONTAINER_ENDPOINT": p.env.GCP.Addr(), "MLPLATFORM_INSECURE_ENDPOINTS": "true"}
+	later := func() time.Time { return time.Now().Add(time.Hour) }
+	job := func(wantCode int, wantSummary string) {
+		t.Helper()
+		var out, errOut strings.Builder
+		code := doctor.CommandAt(p.ctx, args, &out, &errOut, func(k string) string { return vars[k] }, later)
+		t.Logf("mlplatform doctor %s: exit %d\n%s", strings.Join(args, " "), code, errOut.String())
+		if code != wantCode {
+			t.Errorf("the README's doctor command line: exit %d, want %d:\n%s%s", code, wantCode, out.String(), errOut.String())
+		}
+		if _, err := exec.LookPath("jq"); err != nil {
+			t.Log("jq is not on PATH: the job's script was not run (its doctor command line was)")
+			return
+		}
+		dir := t.TempDir()
+		bin := filepath.Join(dir, "bin")
+		if err := os.Mkdir(bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, filepath.Join(dir, "out.json"), out.String())
+		mustWrite(t, filepath.Join(bin, "mlplatform"), fmt.Sprintf("#!/bin/sh\necho \"$@\" > %q\ncat %q\nexit %d\n",
+			filepath.Join(dir, "args"), filepath.Join(dir, "out.json"), code))
+		if err := os.Chmod(filepath.Join(bin, "mlplatform"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, filepath.Join(dir, "step.sh"), script)
+		summary := filepath.Join(dir, "summary.md")
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", filepath.Join(dir, "step.sh"))
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "GITHUB_STEP_SUMMARY="+summary)
+		stepOut, err := cmd.CombinedOutput()
+		stepCode := cmd.ProcessState.ExitCode()
+		sum, _ := os.ReadFile(summary)
+		t.Logf("the job's step: exit %d (%v)\n%s--- summary:\n%s", stepCode, err, stepOut, sum)
+		if stepCode != wantCode || !strings.Contains(string(sum), wantSummary) {
+			t.Errorf("the README's idle-GPU step: exit %d and summary %q, want exit %d and a summary saying %q", stepCode, sum, wantCode, wantSummary)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "args")); strings.TrimSpace(string(got)) != "doctor "+strings.Join(args, " ") {
+			t.Errorf("the step ran mlplatform %q, the test ran doctor %q", got, strings.Join(args, " "))
+		}
+	}
+	p.registerNodes(h100Pool, "doc-h100-a", "doc-h100-b")
+	job(doctor.ExitFindings, fmt.Sprintf("Idle GPU capacity: $%.2f per hour", 16*spotPerGPU))
+	p.deleteNodes("doc-h100-b")
+	job(doctor.ExitOK, fmt.Sprintf("Idle GPU capacity: $%.2f per hour", 8*spotPerGPU))
+	p.deleteNodes("doc-h100-a")
+	p.until("clean again without the nodes", clean)
+}
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
