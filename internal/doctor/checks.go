@@ -71,7 +71,7 @@ type Result struct {
 	Notes []string `json:"notes,omitempty"`
 	// GPUPools are the GPU pools as their nodes and pods show them, and
 	// Idle what their idle capacity costs (DOC020–DOC022), for a pipeline
-	// (nil when the nodes or pods could not be read and GKE was not).
+	// (zero when nothing is idle, or nothing could be read).
 	GPUPools []GPUPoolUsage `json:"gpu_pools,omitempty"`
 	Idle     *IdleCost      `json:"idle,omitempty"`
 }

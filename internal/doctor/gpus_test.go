@@ -277,3 +277,12 @@ func findingOf(res *Result, id, object string) *Finding {
 	}
 	return nil
 }
+
+func TestUSD(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[float64]string{0: "$0.00", 35.593: "$35.59", 1708.4645: "$1,708.46", 1234567.891: "$1,234,567.89", 999.999: "$1,000.00"} {
+		if got := usd(v); got != want {
+			t.Errorf("usd(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
