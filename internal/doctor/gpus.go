@@ -195,6 +195,10 @@ func (a analysis) gpus() {
 			p.use.Accelerator = p.nodes[0].Labels[spec.AcceleratorLabel]
 		}
 		a.f.res.GPUPools = append(a.f.res.GPUPools, *p.use)
+		if u := p.use; u.Nodes > 0 {
+			a.f.note(fmt.Sprintf("GPU pool %s: %d node(s) up, %d nvidia.com/gpu allocatable, %d requested by running or pending pods bound to them (%d by workloads Kueue admitted)",
+				u.Pool, u.Nodes, u.GPUs, u.Requested, u.RequestedAdmitted))
+		}
 		cost.USDPerHour += p.use.IdleUSDPerHour
 		if !p.use.Priced && (p.use.IdleNodes > 0 || p.use.MinNodes > 0 || hasHolder(idle, p.name)) {
 			cost.Unpriced = append(cost.Unpriced, p.name)

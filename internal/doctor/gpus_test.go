@@ -145,6 +145,7 @@ func TestAnalyzeGPUCapacity(t *testing.T) {
 				s.Pods = []corev1.Pod{p}
 				s.Workloads = []kueuev1beta2.Workload{admittedWorkload("job-train", "")}
 			},
+			notes:    []string{"GPU pool h100: 1 node(s) up, 8 nvidia.com/gpu allocatable, 8 requested by running or pending pods bound to them (8 by workloads Kueue admitted)"},
 			requests: 8,
 		},
 		"busy: a pod whose job owns an admitted workload is not a finding": {
