@@ -34,8 +34,10 @@ const usage = `usage:
   mlplatform doctor [--kubeconfig PATH [--kube-context NAME]] [--project P --location L --cluster C]
                   [--container-endpoint HOST:PORT [--insecure-endpoints]] [--format text|json]
                   [--pending-threshold DURATION] [--check-timeout DURATION] [--timeout DURATION]
-                  [--multikueue-workers] [--list] [--rbac]
-                                                             check the live platform (exit 6 on findings)
+                  [--idle-threshold DURATION] [--flex-deadline-warning DURATION] [--prices FILE]
+                  [--fail-on-idle-usd-per-hour USD] [--multikueue-workers] [--list] [--rbac]
+                                                             check the live platform (exit 6 on findings),
+                                                             idle GPU capacity priced
   mlplatform version
 `
 
