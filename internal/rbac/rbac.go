@@ -1,7 +1,7 @@
 // Package rbac holds the Kubernetes access the provider needs, as manifests
 // to apply: Provider in the cluster it manages (a MultiKueue manager
 // included), Worker in each MultiKueue worker it sets up. Doctor's
-// read-only access is doctor.RBAC. The IAM side is gke.Permissions.
+// read-only access is doctor.RBAC. The IAM side is gcpperm.Table.
 package rbac
 
 import _ "embed" // the manifests
