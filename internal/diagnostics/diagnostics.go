@@ -306,14 +306,14 @@ var (
 // are written down: internal/rbac's manifests (README, "Permissions the
 // provider needs"), the worker's for a MultiKueue worker.
 func forbidden(err error) string {
-	manifest := "internal/rbac/provider-rbac.yaml"
+	manifest, command := "internal/rbac/provider-rbac.yaml", "mlplatform permissions"
 	where := ""
 	var worker *reconcile.WorkerError
 	if errors.As(err, &worker) {
-		manifest, where = "internal/rbac/worker-rbac.yaml", " in MultiKueue worker "+worker.Worker.String()
+		manifest, command, where = "internal/rbac/worker-rbac.yaml", "mlplatform permissions --worker", " in MultiKueue worker "+worker.Worker.String()
 	}
-	see := " The permissions the provider needs are written down in " + manifest + " (README: Permissions the provider needs): " +
-		"apply it and bind it to the identity the provider uses, or use credentials that have them."
+	see := " The permissions the provider needs are written down in " + manifest + " (`" + command + "` prints it; README: " +
+		"Permissions the provider needs): apply it and bind it to the identity the provider uses, or use credentials that have them."
 	msg := err.Error()
 	if strings.Contains(msg, escalation) {
 		return "The provider's identity" + where + " may not write a ClusterRole or binding that grants permissions it does not hold itself " +

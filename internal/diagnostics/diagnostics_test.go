@@ -55,13 +55,15 @@ func TestExplain(t *testing.T) {
 			errors.New(`User "mlplatform-provider" cannot create resource "clusterqueues" in API group "kueue.x-k8s.io" at the cluster scope`))),
 			`The provider's identity may not create clusterqueues.kueue.x-k8s.io at the cluster scope. Grant it "create" on ` +
 				`clusterqueues.kueue.x-k8s.io at the cluster scope. The permissions the provider needs are written down in ` +
-				`internal/rbac/provider-rbac.yaml (README: Permissions the provider needs)`},
+				"internal/rbac/provider-rbac.yaml (`mlplatform permissions` prints it; README: Permissions the provider needs)"},
 		"forbidden in a namespace, core group": {apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "worker-eu",
 			errors.New(`User "p" cannot patch resource "secrets" in API group "" in the namespace "kueue-system"`)),
 			`may not patch secrets (core API group) in namespace kueue-system. Grant it "patch"`},
 		"forbidden in a worker": {&reconcile.WorkerError{Name: "eu", Worker: spec.Worker{Kubeconfig: "/w"}, Err: apierrors.NewForbidden(
 			schema.GroupResource{Resource: "serviceaccounts/token"}, "mk", errors.New(`User "p" cannot create resource "serviceaccounts/token" in API group "" in the namespace "kueue-system"`))},
-			`in MultiKueue worker kubeconfig /w may not create serviceaccounts/token (core API group) in namespace kueue-system.`},
+			`in MultiKueue worker kubeconfig /w may not create serviceaccounts/token (core API group) in namespace kueue-system. ` +
+				"Grant it \"create\" on serviceaccounts/token (core API group) in namespace kueue-system. The permissions the provider needs " +
+				"are written down in internal/rbac/worker-rbac.yaml (`mlplatform permissions --worker` prints it"},
 		"worker role escalation": {&reconcile.WorkerError{Name: "eu", Worker: spec.Worker{Kubeconfig: "/w"}, Err: apierrors.NewForbidden(
 			schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}, "mk",
 			errors.New(`user "p" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:["batch"], Resources:["jobs"], Verbs:["create"]}`))},
