@@ -6,6 +6,7 @@
 //	mlplatform sandbox down  stop it and everything it started
 //	mlplatform report        review a plan: quota changes, capacity, cost, drift
 //	mlplatform doctor        check the live platform: Kueue, queues, flavors, pools, pending workloads
+//	mlplatform permissions   the provider's Kubernetes RBAC and IAM permissions, least privilege
 //	mlplatform version
 package main
 
@@ -34,8 +35,12 @@ const usage = `usage:
   mlplatform doctor [--kubeconfig PATH [--kube-context NAME]] [--project P --location L --cluster C]
                   [--container-endpoint HOST:PORT [--insecure-endpoints]] [--format text|json]
                   [--pending-threshold DURATION] [--check-timeout DURATION] [--timeout DURATION]
-                  [--multikueue-workers] [--list] [--rbac]
-                                                             check the live platform (exit 6 on findings)
+                  [--idle-threshold DURATION] [--flex-deadline-warning DURATION] [--prices FILE]
+                  [--fail-on-idle-usd-per-hour USD] [--multikueue-workers] [--list] [--rbac]
+                                                             check the live platform (exit 6 on findings),
+                                                             idle GPU capacity priced
+  mlplatform permissions [--worker | --iam]                  the provider's least privilege: Kubernetes RBAC (of a
+                                                             MultiKueue worker), or the IAM permissions by RPC
   mlplatform version
 `
 
@@ -52,6 +57,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return reportCmd(args[1:], os.Stdin, stdout, stderr)
 	case "doctor":
 		return doctorCmd(args[1:], stdout, stderr)
+	case "permissions":
+		return permissionsCmd(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "mlplatform", version)
 	case "help", "-h", "--help":

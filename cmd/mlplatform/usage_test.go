@@ -27,6 +27,7 @@ func TestUsageNamesEveryFlag(t *testing.T) {
 		{[]string{"sandbox", "status", "--help"}, 2},
 		{[]string{"report", "--help"}, 3},
 		{[]string{"doctor", "--help"}, 3},
+		{[]string{"permissions", "--help"}, 2},
 	} {
 		var out bytes.Buffer
 		run(c.args, &out, &out)

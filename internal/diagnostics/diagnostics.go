@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -256,8 +257,7 @@ func plain(err error) string {
 		return "The Kubernetes API server could not be reached. Check that the cluster is running and that kubeconfig points at it " +
 			"(for the local sandbox: run `mlplatform sandbox up` and source the env file it prints)."
 	case apierrors.IsForbidden(err):
-		return "The Kubernetes API server refused the request: the credentials in use lack permission for it. " +
-			"Grant them RBAC rights on the kind named below, or use credentials that have them."
+		return forbidden(err)
 	case apierrors.IsUnauthorized(err):
 		return "The Kubernetes API server did not accept the credentials. Refresh them (gcloud auth login, or a new kubeconfig)."
 	case apierrors.IsInternalError(err) && strings.Contains(err.Error(), "failed calling webhook"):
@@ -291,4 +291,49 @@ func grpcPlain(st *status.Status) string {
 		return "Google Cloud rejected the request as invalid. The reason is below; fix the configuration accordingly."
 	}
 	return "Google Cloud returned " + st.Code().String() + "."
+}
+
+// The RBAC refusal of the API server's authorizer, as its message words it
+// ("User "u" cannot create resource "clusterqueues" in API group
+// "kueue.x-k8s.io" at the cluster scope"), and of its RBAC escalation check.
+var (
+	rbacRefusal = regexp.MustCompile(`cannot (\S+) resource "([^"]+)" in API group "([^"]*)"(?: in the namespace "([^"]+)")?`)
+	escalation  = "is attempting to grant RBAC permissions not currently held"
+)
+
+// forbidden says which permission the provider's identity lacks, when the
+// API server's error names it, and where the permissions the provider needs
+// are written down: internal/rbac's manifests (README, "Permissions the
+// provider needs"), the worker's for a MultiKueue worker.
+func forbidden(err error) string {
+	manifest, command := "internal/rbac/provider-rbac.yaml", "mlplatform permissions"
+	where := ""
+	var worker *reconcile.WorkerError
+	if errors.As(err, &worker) {
+		manifest, command, where = "internal/rbac/worker-rbac.yaml", "mlplatform permissions --worker", " in MultiKueue worker "+worker.Worker.String()
+	}
+	see := " The permissions the provider needs are written down in " + manifest + " (`" + command + "` prints it; README: " +
+		"Permissions the provider needs): apply it and bind it to the identity the provider uses, or use credentials that have them."
+	msg := err.Error()
+	if strings.Contains(msg, escalation) {
+		return "The provider's identity" + where + " may not write a ClusterRole or binding that grants permissions it does not hold itself " +
+			"(Kubernetes refuses it unless the identity holds them, or has escalate on clusterroles and bind on the role). " +
+			"Grant it the permissions listed below." + see
+	}
+	m := rbacRefusal.FindStringSubmatch(msg)
+	if m == nil {
+		return "The Kubernetes API server refused the request: the provider's identity" + where + " lacks permission for it." + see
+	}
+	verb, resource, group, ns := m[1], m[2], m[3], m[4]
+	kind := resource
+	if group != "" {
+		kind += "." + group
+	} else {
+		kind += " (core API group)"
+	}
+	scope := " at the cluster scope"
+	if ns != "" {
+		scope = " in namespace " + ns
+	}
+	return fmt.Sprintf("The provider's identity%s may not %s %s%s. Grant it %q on %s%s.", where, verb, kind, scope, verb, kind, scope) + see
 }

@@ -48,7 +48,26 @@ func TestExplain(t *testing.T) {
 			"The Kubernetes API server of cluster worker-1 (https://127.0.0.1:1) could not be reached"},
 		"worker unreachable": {&reconcile.WorkerError{Name: "europe", Err: &kube.UnreachableError{Cluster: "train-eu", Host: "https://10.0.0.2", Err: refused.Err}},
 			"cluster train-eu (https://10.0.0.2) could not be reached"},
-		"forbidden": {apierrors.NewForbidden(gr, "x", errors.New("no RBAC")), "lack permission"},
+		"forbidden": {apierrors.NewForbidden(gr, "x", errors.New("no RBAC")), "the provider's identity lacks permission for it. " +
+			"The permissions the provider needs are written down in internal/rbac/provider-rbac.yaml"},
+		"forbidden, RBAC names the permission": {fmt.Errorf("create ClusterQueue team-a: %w", apierrors.NewForbidden(
+			schema.GroupResource{Group: "kueue.x-k8s.io", Resource: "clusterqueues"}, "team-a",
+			errors.New(`User "mlplatform-provider" cannot create resource "clusterqueues" in API group "kueue.x-k8s.io" at the cluster scope`))),
+			`The provider's identity may not create clusterqueues.kueue.x-k8s.io at the cluster scope. Grant it "create" on ` +
+				`clusterqueues.kueue.x-k8s.io at the cluster scope. The permissions the provider needs are written down in ` +
+				"internal/rbac/provider-rbac.yaml (`mlplatform permissions` prints it; README: Permissions the provider needs)"},
+		"forbidden in a namespace, core group": {apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "worker-eu",
+			errors.New(`User "p" cannot patch resource "secrets" in API group "" in the namespace "kueue-system"`)),
+			`may not patch secrets (core API group) in namespace kueue-system. Grant it "patch"`},
+		"forbidden in a worker": {&reconcile.WorkerError{Name: "eu", Worker: spec.Worker{Kubeconfig: "/w"}, Err: apierrors.NewForbidden(
+			schema.GroupResource{Resource: "serviceaccounts/token"}, "mk", errors.New(`User "p" cannot create resource "serviceaccounts/token" in API group "" in the namespace "kueue-system"`))},
+			`in MultiKueue worker kubeconfig /w may not create serviceaccounts/token (core API group) in namespace kueue-system. ` +
+				"Grant it \"create\" on serviceaccounts/token (core API group) in namespace kueue-system. The permissions the provider needs " +
+				"are written down in internal/rbac/worker-rbac.yaml (`mlplatform permissions --worker` prints it"},
+		"worker role escalation": {&reconcile.WorkerError{Name: "eu", Worker: spec.Worker{Kubeconfig: "/w"}, Err: apierrors.NewForbidden(
+			schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}, "mk",
+			errors.New(`user "p" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:["batch"], Resources:["jobs"], Verbs:["create"]}`))},
+			"may not write a ClusterRole or binding that grants permissions it does not hold itself"},
 		"webhook down": {apierrors.NewInternalError(errors.New(`failed calling webhook "vclusterqueue.kb.io": connection refused`)),
 			"Kueue's admission webhook did not answer"},
 		"invalid":           {apierrors.NewInvalid(schema.GroupKind{Group: "kueue.x-k8s.io", Kind: "ClusterQueue"}, "x", nil), "rejected the object as invalid"},

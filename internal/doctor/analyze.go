@@ -23,6 +23,7 @@ func Analyze(s *Snapshot, opts Options) *Result {
 	a.queues()
 	a.pools()
 	a.workloads()
+	a.gpus()
 	a.platform()
 	a.notRun.report(a.f)
 	sortFindings(res.Findings)

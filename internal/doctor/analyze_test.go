@@ -176,8 +176,9 @@ func TestAnalyzeHealthy(t *testing.T) {
 	// The CRDs (one check each of kueueKinds), version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
 	// MultiKueue worker, 3 pools running, 2 workloads, no CRD storing
 	// v1beta1, JobSets managed, waitForPodsReady on, team jobs held; and each
-	// rule that runs live.
-	want := len(kueueKinds) + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + 1 + 3 + rules.CountIn(true)
+	// rule that runs live; per GPU pool (2), no idle node, no holder pod
+	// and no floor (DOC020–DOC022).
+	want := len(kueueKinds) + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + 1 + 3 + 2*3 + rules.CountIn(true)
 	if res.Checks != want {
 		t.Errorf("checks = %d, want %d", res.Checks, want)
 	}

@@ -52,7 +52,8 @@ var (
 var Checks = []Check{
 	CheckNotRun, CheckKueueCRDs, CheckKueueVersion, CheckKueueWebhooks, CheckProvisioningAPI, CheckAdmissionCheck,
 	CheckClusterQueue, CheckLocalQueue, CheckPoolRunning, CheckWorkloadPending, CheckStoredV1beta1, CheckKindUnmanaged,
-	CheckWaitForPodsReady, CheckJobsBypassQuota, CheckMultiKueueWorker,
+	CheckWaitForPodsReady, CheckJobsBypassQuota, CheckMultiKueueWorker, CheckGPUNodesIdle, CheckGPUHolderPod, CheckGPUPoolFloor,
+	CheckFlexDeadline,
 }
 
 // Finding is one thing doctor found wrong: a finding of one of its checks
@@ -68,6 +69,11 @@ type Result struct {
 	Findings []Finding `json:"findings"`
 	// Notes are facts that are not findings (what could not be known, and why).
 	Notes []string `json:"notes,omitempty"`
+	// GPUPools are the GPU pools as their nodes and pods show them, and
+	// Idle what their idle capacity costs (DOC020–DOC022), for a pipeline
+	// (zero when nothing is idle, or nothing could be read).
+	GPUPools []GPUPoolUsage `json:"gpu_pools,omitempty"`
+	Idle     *IdleCost      `json:"idle,omitempty"`
 }
 
 // Failed reports whether anything was found.

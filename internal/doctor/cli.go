@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/rules"
 )
 
@@ -67,6 +69,16 @@ request per kind; read-only (--rbac prints the access it needs).
   --check-timeout DURATION           bound of each request and of the webhook probe (default 10s)
   --timeout DURATION                 bound of the whole run (default 2m)
   --pending-threshold DURATION       a workload waiting longer is a finding (default 30m)
+  --idle-threshold DURATION          a GPU node no pod has requested GPUs of for longer is a finding
+                                     (default 30m: the cluster autoscaler removes an unneeded node
+                                     after 10m, and waits 10m after a scale-up)
+  --flex-deadline-warning DURATION   warn of a workload on a flex-start node this close to its
+                                     max_run_duration (default 1h)
+  --prices FILE                      JSON price file overriding the default price table, as
+                                     mlplatform report --prices (MLPLATFORM_PRICES_FILE)
+  --fail-on-idle-usd-per-hour USD    idle GPU capacity (idle nodes, holder pods, pool floors) is a
+                                     finding only when it costs more than USD per hour together;
+                                     at or below, a note (default 0: any idle capacity)
   --multikueue-workers               on a MultiKueue manager, ask each worker (one SelfSubjectAccessReview
                                      per verb) whether the manager's credentials may do what it dispatches
                                      there: reads their kubeconfig Secrets in kueue-system, never prints them
@@ -74,6 +86,9 @@ request per kind; read-only (--rbac prints the access it needs).
   --list                             list the checks and rules, and exit
   --rbac                             print the read-only ClusterRole (and Role in kueue-system)
                                      doctor needs, with bindings to edit, and exit
+
+With --format json, "idle" holds what idle GPU capacity costs (usd_per_hour,
+usd_per_day) and "gpu_pools" each GPU pool's nodes, GPUs allocatable and requested.
 
 Exit codes: 0 all checks passed; 1 doctor could not run (settings, or the Kubernetes
 API server did not answer); 2 usage error; 6 a check found an error or a warning
@@ -83,6 +98,14 @@ API server did not answer); 2 usage error; 6 a check found an error or a warning
 // Command runs `mlplatform doctor` with args and returns its exit code.
 // getenv reads the environment fallbacks.
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	return CommandAt(ctx, args, stdout, stderr, getenv, time.Now)
+}
+
+// CommandAt is Command with the clock the checks measure ages against (how
+// long a node has been idle, how close a flex-start node is to its
+// deadline): a test moves it forward, since the API server sets every
+// object's creationTimestamp itself.
+func CommandAt(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string, now func() time.Time) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	vals := map[string]*string{}
@@ -98,6 +121,10 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	checkTimeout := fs.Duration("check-timeout", 10*time.Second, "per request")
 	timeout := fs.Duration("timeout", 2*time.Minute, "whole run")
 	threshold := fs.Duration("pending-threshold", 30*time.Minute, "pending workloads")
+	idleThreshold := fs.Duration("idle-threshold", DefaultIdleThreshold, "idle GPU nodes")
+	flexWarning := fs.Duration("flex-deadline-warning", DefaultFlexDeadlineWarning, "flex-start deadline")
+	pricesFile := fs.String("prices", "", "JSON price file")
+	idleUSD := fs.Float64("fail-on-idle-usd-per-hour", 0, "idle GPU capacity limit")
 	list := fs.Bool("list", false, "list the checks")
 	printRBAC := fs.Bool("rbac", false, "print the RBAC doctor needs")
 	workers := fs.Bool("multikueue-workers", false, "ask each MultiKueue worker what the manager may do there")
@@ -119,8 +146,11 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	if err != nil {
 		return usageErr(err)
 	}
-	if *checkTimeout <= 0 || *timeout <= 0 || *threshold <= 0 {
-		return usageErr(errors.New("--check-timeout, --timeout and --pending-threshold must be positive durations"))
+	if *checkTimeout <= 0 || *timeout <= 0 || *threshold <= 0 || *idleThreshold <= 0 || *flexWarning <= 0 {
+		return usageErr(errors.New("--check-timeout, --timeout, --pending-threshold, --idle-threshold and --flex-deadline-warning must be positive durations"))
+	}
+	if *idleUSD < 0 {
+		return usageErr(errors.New("--fail-on-idle-usd-per-hour must be 0 or more"))
 	}
 	if *printRBAC {
 		_, _ = io.WriteString(stdout, RBAC)
@@ -140,7 +170,15 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	opts := Options{CheckTimeout: *checkTimeout, PendingThreshold: *threshold, MultiKueueWorkers: *workers}
+	if *pricesFile == "" {
+		*pricesFile = getenv("MLPLATFORM_PRICES_FILE") // the provider's prices_file, as the report should be given it
+	}
+	prices, err := loadPrices(*pricesFile)
+	if err != nil {
+		return fail(err)
+	}
+	opts := Options{CheckTimeout: *checkTimeout, PendingThreshold: *threshold, MultiKueueWorkers: *workers, Now: now,
+		IdleThreshold: *idleThreshold, FlexDeadlineWarning: *flexWarning, Prices: prices, IdleUSDPerHour: *idleUSD}
 	res, err := RunConfig(ctx, cfg, opts)
 	if err != nil {
 		return fail(err)
@@ -153,6 +191,25 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return ExitFindings
 	}
 	return ExitOK
+}
+
+// loadPrices is the default price table with the file's cells over it, as
+// mlplatform report reads --prices.
+func loadPrices(file string) (pricing.Table, error) {
+	prices := pricing.Default()
+	if file == "" {
+		return prices, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return prices, err
+	}
+	defer func() { _ = f.Close() }() // read-only
+	o, err := pricing.Load(f)
+	if err != nil {
+		return prices, fmt.Errorf("%s: %w", file, err)
+	}
+	return prices.Override(o), nil
 }
 
 // optBool is a bool flag that remembers whether it was set.

@@ -87,16 +87,20 @@ current-context: c
 		wantOut    []string
 		wantStderr []string
 	}{
-		"help":              {args: []string{"--help"}, wantOut: []string{"Exit codes: 0 all checks passed"}},
-		"rbac":              {args: []string{"--rbac"}, wantOut: []string{"kind: ClusterRole", "name: mlplatform-doctor", "verbs: [\"list\"]"}},
-		"list":              {args: []string{"--list"}, wantOut: []string{"DOC001  kueue-crds", "DOC013  workload-pending", "MLP002  local-queue-namespace-not-selected", "(was DOC008)", "MLP020  workload-identity-cannot-reach-google"}},
-		"unknown flag":      {args: []string{"--nope"}, wantCode: ExitUsage, wantStderr: []string{"flag provided but not defined: -nope", "usage: mlplatform doctor"}},
-		"unknown format":    {args: []string{"--format", "yaml"}, wantCode: ExitUsage, wantStderr: []string{`unknown format "yaml"`}},
-		"argument":          {args: []string{"extra"}, wantCode: ExitUsage, wantStderr: []string{"unexpected arguments: extra"}},
-		"bad threshold":     {args: []string{"--pending-threshold", "0s"}, wantCode: ExitUsage, wantStderr: []string{"must be positive"}},
-		"no cluster":        {args: nil, wantCode: ExitError, wantStderr: []string{"no Kubernetes cluster configured"}},
-		"unreachable":       {args: []string{"--kubeconfig", dead, "--check-timeout", "2s"}, wantCode: ExitError, wantStderr: []string{"did not answer", "127.0.0.1:1", "check that the cluster is up"}},
-		"kubeconfig by env": {env: map[string]string{"MLPLATFORM_KUBECONFIG": dead}, args: []string{"--check-timeout", "2s"}, wantCode: ExitError, wantStderr: []string{"127.0.0.1:1"}},
+		"help":               {args: []string{"--help"}, wantOut: []string{"Exit codes: 0 all checks passed"}},
+		"rbac":               {args: []string{"--rbac"}, wantOut: []string{"kind: ClusterRole", "name: mlplatform-doctor", "verbs: [\"list\"]"}},
+		"list":               {args: []string{"--list"}, wantOut: []string{"DOC001  kueue-crds", "DOC013  workload-pending", "MLP002  local-queue-namespace-not-selected", "(was DOC008)", "MLP020  workload-identity-cannot-reach-google", "DOC020  gpu-nodes-idle", "DOC023  flex-start-deadline"}},
+		"unknown flag":       {args: []string{"--nope"}, wantCode: ExitUsage, wantStderr: []string{"flag provided but not defined: -nope", "usage: mlplatform doctor"}},
+		"unknown format":     {args: []string{"--format", "yaml"}, wantCode: ExitUsage, wantStderr: []string{`unknown format "yaml"`}},
+		"argument":           {args: []string{"extra"}, wantCode: ExitUsage, wantStderr: []string{"unexpected arguments: extra"}},
+		"bad threshold":      {args: []string{"--pending-threshold", "0s"}, wantCode: ExitUsage, wantStderr: []string{"must be positive"}},
+		"bad idle threshold": {args: []string{"--idle-threshold", "-1m"}, wantCode: ExitUsage, wantStderr: []string{"must be positive"}},
+		"negative idle USD":  {args: []string{"--fail-on-idle-usd-per-hour", "-5"}, wantCode: ExitUsage, wantStderr: []string{"--fail-on-idle-usd-per-hour must be 0 or more"}},
+		"missing price file": {args: []string{"--prices", "/nonexistent/prices.json"}, wantCode: ExitError, wantStderr: []string{"/nonexistent/prices.json"}},
+		"price file by env":  {env: map[string]string{"MLPLATFORM_PRICES_FILE": "/nonexistent/env-prices.json"}, wantCode: ExitError, wantStderr: []string{"/nonexistent/env-prices.json"}},
+		"no cluster":         {args: nil, wantCode: ExitError, wantStderr: []string{"no Kubernetes cluster configured"}},
+		"unreachable":        {args: []string{"--kubeconfig", dead, "--check-timeout", "2s"}, wantCode: ExitError, wantStderr: []string{"did not answer", "127.0.0.1:1", "check that the cluster is up"}},
+		"kubeconfig by env":  {env: map[string]string{"MLPLATFORM_KUBECONFIG": dead}, args: []string{"--check-timeout", "2s"}, wantCode: ExitError, wantStderr: []string{"127.0.0.1:1"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +21,8 @@ import (
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
 // KueueNamespace is where Kueue's manifests and chart install the manager.
@@ -51,6 +54,25 @@ type Options struct {
 	// credentials from its kubeconfig Secret in kueue-system, what they may
 	// do there (DOC019). Off by default: it is the one read of a Secret.
 	MultiKueueWorkers bool
+	// IdleThreshold is how long a GPU node may have no pod requesting its
+	// GPUs before it is a finding (DOC020). Default 30m: the cluster
+	// autoscaler removes a node nobody needs after 10 minutes
+	// (--scale-down-unneeded-time) and waits 10 minutes after a scale-up
+	// before it considers scale-down (--scale-down-delay-after-add), so a
+	// GPU node idle for 30 minutes is one it should have removed and did not.
+	IdleThreshold time.Duration
+	// FlexDeadlineWarning is how long before a flex-start node's
+	// max_run_duration doctor warns about the workload still on it
+	// (DOC023). Default 1h: at least the interval of an hourly scheduled
+	// check, so one run sees the node before GKE reclaims it.
+	FlexDeadlineWarning time.Duration
+	// Prices is the price table idle capacity is priced with (the zero
+	// Table: pricing.Default()), the report's table.
+	Prices pricing.Table
+	// IdleUSDPerHour: idle GPU capacity (DOC020–DOC022) is a finding only
+	// when together it costs more than this, in USD per hour; at or below
+	// it, doctor notes it. 0 (the default): any idle capacity is a finding.
+	IdleUSDPerHour float64
 }
 
 func (o Options) withDefaults() Options {
@@ -62,6 +84,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.IdleThreshold <= 0 {
+		o.IdleThreshold = DefaultIdleThreshold
+	}
+	if o.FlexDeadlineWarning <= 0 {
+		o.FlexDeadlineWarning = DefaultFlexDeadlineWarning
+	}
+	if o.Prices.Source() == "" {
+		o.Prices = pricing.Default()
 	}
 	return o
 }
@@ -144,6 +175,18 @@ type Snapshot struct {
 	// platform's in team namespaces, and the others there.
 	NetworkPolicies     []networkingv1.NetworkPolicy
 	NetworkPoliciesRead Read
+
+	// Nodes are the cluster's GPU nodes (those GKE labels with their
+	// accelerator); Pods every pod bound to a node, finished ones too (the
+	// last one to finish on a node says since when it has been idle);
+	// DisruptionBudgets every PodDisruptionBudget (one that allows no
+	// disruption keeps the autoscaler from draining a node).
+	Nodes                 []corev1.Node
+	NodesRead             Read
+	Pods                  []corev1.Pod
+	PodsRead              Read
+	DisruptionBudgets     []policyv1.PodDisruptionBudget
+	DisruptionBudgetsRead Read
 
 	Pools     []*containerpb.NodePool
 	PoolsRead Read // What is "" when there is no GKE client
@@ -315,6 +358,32 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 		l, err := k.Core.NetworkingV1().NetworkPolicies("").List(ctx, metav1.ListOptions{})
 		if err == nil {
 			s.NetworkPolicies = l.Items
+		}
+		return err
+	})
+	s.NodesRead = read("GPU Nodes", func(ctx context.Context) error {
+		// GKE labels every GPU node with its accelerator: the selector keeps
+		// the list to GPU nodes, one request however many CPU nodes there are.
+		l, err := k.Core.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: spec.AcceleratorLabel})
+		if err == nil {
+			s.Nodes = l.Items
+		}
+		return err
+	})
+	s.PodsRead = read("Pods bound to nodes", func(ctx context.Context) error {
+		// One LIST of every pod bound to a node (a field selector the API
+		// server evaluates): a pod cannot be selected by its node's labels,
+		// and one request per GPU node would grow with the cluster.
+		l, err := k.Core.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName!="})
+		if err == nil {
+			s.Pods = l.Items
+		}
+		return err
+	})
+	s.DisruptionBudgetsRead = read("PodDisruptionBudgets", func(ctx context.Context) error {
+		l, err := k.Core.PolicyV1().PodDisruptionBudgets("").List(ctx, metav1.ListOptions{})
+		if err == nil {
+			s.DisruptionBudgets = l.Items
 		}
 		return err
 	})

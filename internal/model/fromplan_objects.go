@@ -161,8 +161,10 @@ func (r reader) pool(src Src) *Pool {
 		s.GPU.Sharing = &spec.GPUSharing{Strategy: r.str("gpu.sharing.strategy"), MaxClients: r.integer("gpu.sharing.max_shared_clients_per_gpu")}
 	}
 	s.Autoscaling.MaxNodes = r.integer("autoscaling.max_nodes")
+	s.Autoscaling.MinNodes = r.integer("autoscaling.min_nodes")
 	if r.at("autoscaling").Unknown() {
 		r.u.mark("autoscaling.max_nodes")
+		r.u.mark("autoscaling.min_nodes")
 	}
 	s.MachineType, s.Placement = r.str("machine_type"), r.str("placement")
 	switch n := r.at("topology_labels"); {

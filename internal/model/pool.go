@@ -87,6 +87,12 @@ func (p *Pool) MaxNodes() (int64, bool) {
 	return int64(p.Spec.Autoscaling.MaxNodes), !p.Unknown.Any("autoscaling.max_nodes")
 }
 
+// MinNodes is the pool's autoscaling.min_nodes, and whether it is known:
+// the nodes it keeps when nothing runs (its idle floor).
+func (p *Pool) MinNodes() (int64, bool) {
+	return int64(p.Spec.Autoscaling.MinNodes), !p.Unknown.Any("autoscaling.min_nodes")
+}
+
 // Capacity is the pool's capacity type, "" when known only after apply.
 func (p *Pool) Capacity() string {
 	if p.Unknown.Any("capacity") {

@@ -11,6 +11,26 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 )
 
+// poolFloor is what the pool costs per hour when nothing runs: min_nodes ×
+// gpu.count × the price per GPU-hour, the same figure doctor's DOC022 gives
+// a live pool.
+func poolFloor(p *poolState, prices pricing.Table) Money {
+	if p == nil {
+		return Money{}
+	}
+	if p.Capacity == "" || p.GPUType == "" {
+		return Money{State: qUnknown, Why: "gpu type or capacity " + unknownText}
+	}
+	if _, ok := prices.HourlyPerGPU(p.GPUType, p.Capacity); !ok {
+		return Money{State: qUnknown, Why: fmt.Sprintf("no price for %s %s: add it with --prices", p.GPUType, p.Capacity)}
+	}
+	if !p.MinKnown || !p.CountKnown {
+		return Money{State: qUnknown, Why: "min_nodes " + unknownText}
+	}
+	usd, _ := prices.PoolHourly(p.GPUType, p.Capacity, int(p.MinNodes), int(p.GPUCount))
+	return Money{State: qKnown, USD: usd}
+}
+
 func poolCost(p *poolState, prices pricing.Table) (hourly, window Money) {
 	if p == nil {
 		return Money{}, Money{}
@@ -104,11 +124,14 @@ func costs(before, after snapshot, prices pricing.Table) ([]PoolCost, CostTotal)
 		pc := PoolCost{Pool: n}
 		pc.Hourly.Before, pc.Window.Before = poolCost(b[n], prices)
 		pc.Hourly.After, pc.Window.After = poolCost(a[n], prices)
+		pc.Floor = MoneyDelta{poolFloor(b[n], prices), poolFloor(a[n], prices)}
 		pc.Accelerator = Delta{poolText(b[n], func(p *poolState) string { return p.GPUType }), poolText(a[n], func(p *poolState) string { return p.GPUType })}
 		pc.CapacityTyp = Delta{poolText(b[n], func(p *poolState) string { return p.Capacity }), poolText(a[n], func(p *poolState) string { return p.Capacity })}
 		pc.GPUs = Delta{poolGPUs(b[n]), poolGPUs(a[n])}
 		add(&total.Hourly.Before, pc.Hourly.Before, &total.UnknownBefore)
 		add(&total.Hourly.After, pc.Hourly.After, &total.UnknownAfter)
+		add(&total.Floor.Before, pc.Floor.Before, &total.FloorUnknownBefore)
+		add(&total.Floor.After, pc.Floor.After, &total.FloorUnknown)
 		add(&total.Window.Before, pc.Window.Before, &total.WindowUnknownBefore)
 		add(&total.Window.After, pc.Window.After, &total.WindowUnknown)
 		out = append(out, pc)

@@ -112,6 +112,7 @@ type jsonPoolCost struct {
 	CapacityType jsonDelta `json:"capacity_type"`
 	GPUs         jsonDelta `json:"gpus"`
 	HourlyUSD    jsonDelta `json:"hourly_usd"`
+	IdleFloorUSD jsonDelta `json:"idle_floor_hourly_usd"`
 	WindowUSD    jsonDelta `json:"flex_start_window_usd"`
 }
 
@@ -119,6 +120,9 @@ type jsonCost struct {
 	Pools []jsonPoolCost `json:"pools"`
 	Total struct {
 		HourlyUSD           jsonDelta `json:"hourly_usd"`
+		IdleFloorUSD        jsonDelta `json:"idle_floor_hourly_usd"`
+		FloorUnknownBefore  int       `json:"idle_floor_pools_unknown_before"`
+		FloorUnknownAfter   int       `json:"idle_floor_pools_unknown_after"`
 		WindowUSD           jsonDelta `json:"flex_start_window_usd"`
 		UnknownBefore       int       `json:"pools_unknown_before"`
 		UnknownAfter        int       `json:"pools_unknown_after"`
@@ -248,11 +252,13 @@ func toJSON(r Report) jsonReport {
 	j.Cost.Pools = []jsonPoolCost{}
 	for _, p := range r.Costs {
 		j.Cost.Pools = append(j.Cost.Pools, jsonPoolCost{Pool: p.Pool, Accelerator: deltaJSON(p.Accelerator), CapacityType: deltaJSON(p.CapacityTyp),
-			GPUs: deltaJSON(p.GPUs), HourlyUSD: moneyDeltaJSON(p.Hourly), WindowUSD: moneyDeltaJSON(p.Window)})
+			GPUs: deltaJSON(p.GPUs), HourlyUSD: moneyDeltaJSON(p.Hourly), IdleFloorUSD: moneyDeltaJSON(p.Floor), WindowUSD: moneyDeltaJSON(p.Window)})
 	}
 	t := r.CostTotal
 	j.Cost.Total.HourlyUSD, j.Cost.Total.WindowUSD = moneyDeltaJSON(t.Hourly), moneyDeltaJSON(t.Window)
 	j.Cost.Total.UnknownBefore, j.Cost.Total.UnknownAfter = t.UnknownBefore, t.UnknownAfter
+	j.Cost.Total.IdleFloorUSD = moneyDeltaJSON(t.Floor)
+	j.Cost.Total.FloorUnknownBefore, j.Cost.Total.FloorUnknownAfter = t.FloorUnknownBefore, t.FloorUnknown
 	j.Cost.Total.WindowUnknownBefore, j.Cost.Total.WindowUnknownAfter = t.WindowUnknownBefore, t.WindowUnknown
 	j.Cost.WindowHours = FlexStartWindowHours
 	for _, m := range r.MultiKueue {

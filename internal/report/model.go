@@ -101,7 +101,10 @@ type PoolCost struct {
 	CapacityTyp Delta
 	GPUs        Delta
 	Hourly      MoneyDelta
-	Window      MoneyDelta // 7 days, flex-start only
+	// Floor is what the pool costs per hour when nothing runs: min_nodes ×
+	// gpu.count × the price (its idle floor; $0.00 at min_nodes 0).
+	Floor  MoneyDelta
+	Window MoneyDelta // 7 days, flex-start only
 }
 
 // Money is an amount in USD that may be unknown or not applicable.
@@ -116,8 +119,9 @@ type MoneyDelta struct{ Before, After Money }
 
 // CostTotal sums the pools; Unknown counts pools whose amount is unknown.
 type CostTotal struct {
-	Hourly, Window                     MoneyDelta
+	Hourly, Floor, Window              MoneyDelta
 	UnknownBefore, UnknownAfter        int
+	FloorUnknownBefore, FloorUnknown   int
 	WindowUnknownBefore, WindowUnknown int
 }
 

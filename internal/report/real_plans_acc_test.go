@@ -62,10 +62,14 @@ type pool struct {
 	Capacity  string // spot or flex_start
 	MaxNodes  int
 	Partition string // MIG partition size, "" for whole GPUs
+	MinNodes  int    // autoscaling.min_nodes: the nodes kept when nothing runs
 }
 
 func (p pool) render(prefix string) string {
-	extra, gpu := "", ""
+	extra, gpu, minNodes := "", "", ""
+	if p.MinNodes > 0 {
+		minNodes = fmt.Sprintf("min_nodes = %d, ", p.MinNodes)
+	}
 	if p.Partition != "" {
 		gpu = fmt.Sprintf(", partition_size = %q", p.Partition)
 	}
@@ -77,9 +81,9 @@ resource "mlplatform_gpu_pool" %[1]q {
   name        = "%[2]s-%[3]s"
   gpu         = { type = "nvidia-h100-80gb", count = 8%[7]s }
   capacity    = %[4]q%[5]s
-  autoscaling = { max_nodes = %[6]d }
+  autoscaling = { %[8]smax_nodes = %[6]d }
 }
-`, ident(p.Flavor), prefix, p.Flavor, p.Capacity, extra, p.MaxNodes, gpu)
+`, ident(p.Flavor), prefix, p.Flavor, p.Capacity, extra, p.MaxNodes, gpu, minNodes)
 }
 
 func ident(s string) string { return strings.ReplaceAll(s, "-", "_") }
@@ -192,17 +196,19 @@ func realPlanCases() map[string]planCase {
 		"drift": {Prefix: "rd", Before: twoTeams("8", ""), After: twoTeams("8", ""), OutOfBand: kubectlEditNominal("team-vision", 1, "24")},
 		// Two H100 Spot nodes (16 GPUs) back h100-spot; team vision's quota
 		// goes from 8 to 16, so the queues may admit 24: over-commit by 8.
-		"overcommit": {Prefix: "ro", Before: withPools(twoTeams("8", ""), pool{"h100-spot", "spot", 2, ""}),
-			After: withPools(twoTeams("16", ""), pool{"h100-spot", "spot", 2, ""})},
-		// The Spot pool may grow from 2 to 3 nodes and the flex-start pool
-		// from 2 to 4: cost per hour and per 7-day flex-start window.
+		"overcommit": {Prefix: "ro", Before: withPools(twoTeams("8", ""), pool{"h100-spot", "spot", 2, "", 0}),
+			After: withPools(twoTeams("16", ""), pool{"h100-spot", "spot", 2, "", 0})},
 		// MIG on the pool: GKE cannot change a partition size in place, so the
 		// pool is replaced, and the report opens with it.
-		"partition_replace": {Prefix: "rp", Before: withPools(twoTeams("8", ""), pool{"h100-spot", "spot", 2, ""}),
-			After: withPools(twoTeams("8", ""), pool{"h100-spot", "spot", 2, "3g.40gb"})},
+		"partition_replace": {Prefix: "rp", Before: withPools(twoTeams("8", ""), pool{"h100-spot", "spot", 2, "", 0}),
+			After: withPools(twoTeams("8", ""), pool{"h100-spot", "spot", 2, "3g.40gb", 0})},
+		// The Spot pool may grow from 2 to 3 nodes and the flex-start pool
+		// from 2 to 4: cost per hour and per 7-day flex-start window. The
+		// Spot pool also keeps one node when nothing runs (min_nodes 0 → 1):
+		// its idle floor goes from $0.00 to the price of 8 H100s at spot.
 		"cost_change": {Prefix: "rc",
-			Before: withPools(withFlavor(twoTeams("8", ""), "h100-flex", "8"), pool{"h100-spot", "spot", 2, ""}, pool{"h100-flex", "flex_start", 2, ""}),
-			After:  withPools(withFlavor(twoTeams("8", ""), "h100-flex", "8"), pool{"h100-spot", "spot", 3, ""}, pool{"h100-flex", "flex_start", 4, ""})},
+			Before: withPools(withFlavor(twoTeams("8", ""), "h100-flex", "8"), pool{"h100-spot", "spot", 2, "", 0}, pool{"h100-flex", "flex_start", 2, "", 0}),
+			After:  withPools(withFlavor(twoTeams("8", ""), "h100-flex", "8"), pool{"h100-spot", "spot", 3, "", 1}, pool{"h100-flex", "flex_start", 4, "", 0})},
 	}
 }
 

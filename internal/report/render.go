@@ -330,14 +330,15 @@ func blocks(r Report) []any {
 	if len(r.Costs) == 0 {
 		out = append(out, para{"No mlplatform_gpu_pool in this plan."})
 	} else {
-		t := table{header: []string{"Pool", "Accelerator", "Capacity", "GPUs at max", "USD per hour", "USD per " + windowDays() + " flex-start window"}}
+		t := table{header: []string{"Pool", "Accelerator", "Capacity", "GPUs at max", "USD per hour", "Idle floor, USD per hour (min_nodes)", "USD per " + windowDays() + " flex-start window"}}
 		for _, c := range r.Costs {
-			t.rows = append(t.rows, []string{c.Pool, deltaText(c.Accelerator), deltaText(c.CapacityTyp), deltaText(c.GPUs), moneyDeltaText(c.Hourly), moneyDeltaText(c.Window)})
+			t.rows = append(t.rows, []string{c.Pool, deltaText(c.Accelerator), deltaText(c.CapacityTyp), deltaText(c.GPUs), moneyDeltaText(c.Hourly), moneyDeltaText(c.Floor), moneyDeltaText(c.Window)})
 		}
 		tot := r.CostTotal
 		hourly := totalDeltaText(tot.Hourly, tot.UnknownBefore, tot.UnknownAfter)
+		floor := totalDeltaText(tot.Floor, tot.FloorUnknownBefore, tot.FloorUnknown)
 		window := totalDeltaText(tot.Window, tot.WindowUnknownBefore, tot.WindowUnknown)
-		t.rows = append(t.rows, []string{"Total", "", "", "", hourly, window})
+		t.rows = append(t.rows, []string{"Total", "", "", "", hourly, floor, window})
 		out = append(out, t)
 	}
 	if len(r.SlicedPools) > 0 {
@@ -372,7 +373,8 @@ func blocks(r Report) []any {
 		"Pools provide: autoscaling.max_nodes × gpu.count summed over the mlplatform_gpu_pool resources the flavor stands for: those whose nodes carry every one of its node_labels. " +
 			"Over-commit: the queues may admit more GPUs than the pools can provide.",
 		"Cost: max_nodes × gpu.count × the price per GPU-hour for the pool's accelerator and capacity type; the " + windowDays() + " window (" + strconv.FormatFloat(FlexStartWindowHours, 'f', -1, 64) + " hours, " +
-			"the longest a flex-start node runs) is shown for flex-start pools only.",
+			"the longest a flex-start node runs) is shown for flex-start pools only. Idle floor: min_nodes × gpu.count × the same price, what the pool costs when nothing runs " +
+			"(the nodes the autoscaler may not remove; mlplatform doctor reports a live pool's floor as DOC022).",
 	}
 	howTo = append(howTo[:1], append(diagramHowTo(r), howTo[1:]...)...) // the diagram comes first
 	if len(r.Sharing) > 0 || len(r.SlicedPools) > 0 {

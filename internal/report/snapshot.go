@@ -49,6 +49,8 @@ type poolState struct {
 	Capacity   string // "" when unknown
 	MaxNodes   int64
 	MaxKnown   bool
+	MinNodes   int64
+	MinKnown   bool
 	Cluster    string
 }
 
@@ -106,6 +108,7 @@ func snapshotOf(pl *model.Platform) snapshot {
 		ps.GPUType, _ = p.GPUType()
 		ps.GPUCount, ps.CountKnown = p.GPUCount()
 		ps.MaxNodes, ps.MaxKnown = p.MaxNodes()
+		ps.MinNodes, ps.MinKnown = p.MinNodes()
 		snap.Pools = append(snap.Pools, ps)
 	}
 	for _, m := range pl.MultiKueueChecks {

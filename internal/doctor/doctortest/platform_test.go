@@ -48,6 +48,10 @@ type platform struct {
 	kq   kueueclient.Interface
 	gke  *container.ClusterManagerClient
 	ctx  context.Context
+	// now is the clock doctor measures ages against (nil: time.Now). The
+	// API server stamps creationTimestamp itself, so a test that needs a
+	// node created hours ago moves doctor's clock forward instead.
+	now func() time.Time
 }
 
 func newPlatform(t *testing.T) *platform {
@@ -221,11 +225,11 @@ func (p *platform) run(extra ...string) (code int, stdout, stderr string, res js
 		"--cluster", p.env.Cluster, "--container-endpoint", p.env.GCP.Addr(), "--insecure-endpoints"}
 	args = append(args, extra...)
 	var out, errOut bytes.Buffer
-	code = doctor.Command(p.ctx, args, &out, &errOut, func(string) string { return "" })
+	code = doctor.CommandAt(p.ctx, args, &out, &errOut, func(string) string { return "" }, p.clock())
 	if code == doctor.ExitOK || code == doctor.ExitFindings {
 		var js bytes.Buffer
 		jargs := append(append([]string{}, args...), "--format", "json")
-		doctor.Command(p.ctx, jargs, &js, &bytes.Buffer{}, func(string) string { return "" })
+		doctor.CommandAt(p.ctx, jargs, &js, &bytes.Buffer{}, func(string) string { return "" }, p.clock())
 		if err := json.Unmarshal(js.Bytes(), &res); err != nil {
 			p.t.Fatalf("doctor --format json: %v\n%s", err, js.String())
 		}
@@ -234,10 +238,19 @@ func (p *platform) run(extra ...string) (code int, stdout, stderr string, res js
 }
 
 type jsonResult struct {
-	Checks   int              `json:"checks"`
-	Passed   bool             `json:"passed"`
-	Findings []doctor.Finding `json:"findings"`
-	Notes    []string         `json:"notes"`
+	Checks   int                   `json:"checks"`
+	Passed   bool                  `json:"passed"`
+	Findings []doctor.Finding      `json:"findings"`
+	Notes    []string              `json:"notes"`
+	GPUPools []doctor.GPUPoolUsage `json:"gpu_pools"`
+	Idle     *doctor.IdleCost      `json:"idle"`
+}
+
+func (p *platform) clock() func() time.Time {
+	if p.now == nil {
+		return time.Now
+	}
+	return p.now
 }
 
 // until runs doctor until ok says its result is what the test waits for
