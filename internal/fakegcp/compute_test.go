@@ -57,10 +57,10 @@ func TestComputeThroughTheOfficialClient(t *testing.T) {
 			return m, err
 		}
 	}
-	if diff := cmp.Diff(map[string]quota{"PREEMPTIBLE_NVIDIA_H100_GPUS": {16, 8}, "NVIDIA_L4_GPUS": {64, 0}}, limits(region("us-central1"))); diff != "" {
+	if diff := cmp.Diff(map[string]quota{"PREEMPTIBLE_NVIDIA_H100_GPUS": {16, 8}, "NVIDIA_L4_GPUS": {256, 0}}, limits(region("us-central1"))); diff != "" {
 		t.Errorf("us-central1 (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]quota{"PREEMPTIBLE_NVIDIA_H100_GPUS": {64, 0}, "NVIDIA_L4_GPUS": {2, 0}}, limits(region("us-east4"))); diff != "" {
+	if diff := cmp.Diff(map[string]quota{"PREEMPTIBLE_NVIDIA_H100_GPUS": {256, 0}, "NVIDIA_L4_GPUS": {2, 0}}, limits(region("us-east4"))); diff != "" {
 		t.Errorf("us-east4 (-want +got):\n%s", diff)
 	}
 	pr, err := c.Project(ctx, "p")
