@@ -78,7 +78,7 @@ func TestSandboxUpDown(t *testing.T) {
 	t.Cleanup(func() { _ = syscall.Kill(supervisor, syscall.SIGKILL) })
 
 	env := readEnvFile(t, filepath.Join(dir, envFile))
-	for _, k := range []string{"KUBECONFIG", "MLPLATFORM_CONTAINER_ENDPOINT", "MLPLATFORM_IAM_ENDPOINT", "MLPLATFORM_PROJECT",
+	for _, k := range []string{"KUBECONFIG", "MLPLATFORM_CONTAINER_ENDPOINT", "MLPLATFORM_IAM_ENDPOINT", "MLPLATFORM_COMPUTE_ENDPOINT", "MLPLATFORM_PROJECT",
 		"MLPLATFORM_LOCATION", "MLPLATFORM_CLUSTER", "TF_CLI_CONFIG_FILE", "MLPLATFORM_INSECURE_ENDPOINTS"} {
 		if env[k] == "" {
 			t.Errorf("env file lacks %s: %v", k, env)
