@@ -55,7 +55,10 @@ Checks the live platform, with the provider's settings (flags, else the same
 environment variables the provider reads): Kueue's CRDs, version and webhooks;
 the ProvisioningRequest API when a provisioning check exists; every AdmissionCheck,
 ClusterQueue, LocalQueue and MultiKueue worker Active; Kueue's configuration
-against the kinds the cluster serves; every GKE node pool RUNNING; workloads
+against the kinds the cluster serves; every GKE node pool RUNNING; the project's
+GPU quota against what the pools (and --plan's) may scale to; the cluster's
+Workload Identity pool, NetworkPolicy enforcement, Private Google Access and
+GKE version; workloads
 waiting longer than --pending-threshold, and why; and every rule of the platform
 that mlplatform report runs on a plan (MLP001...), on what the cluster and GKE
 hold, with NetworkPolicies that widen a team namespace's default deny. One

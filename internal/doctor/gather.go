@@ -215,7 +215,7 @@ var ErrUnreachable = errors.New("the Kubernetes API server did not answer")
 var ErrRefused = errors.New("the Kubernetes API server refused every read doctor needs")
 
 // Gather reads the platform: one LIST per kind, one dry-run create, one
-// ListNodePools. It reads no Secret, unless opts.MultiKueueWorkers asks it to
+// GetCluster (and, with a Compute client, gatherGCP's reads). It reads no Secret, unless opts.MultiKueueWorkers asks it to
 // read each MultiKueue worker's kubeconfig Secret and ask the worker
 // (gatherWorkers). Each request is bounded by opts.CheckTimeout, all of them
 // by ctx. A failed read is recorded in the Snapshot (the checks that need

@@ -144,7 +144,7 @@ func gatherGCP(ctx context.Context, s *Snapshot, src Sources, opts Options, read
 				return err
 			})
 			if r.Err != nil {
-				r.Fix = computeFix(r.Err, p.project)
+				r.Fix = computeFix(r.Err, p.project, "quota")
 			}
 			g.RegionReads[k] = r
 		}
@@ -155,7 +155,7 @@ func gatherGCP(ctx context.Context, s *Snapshot, src Sources, opts Options, read
 				return err
 			})
 			if r.Err != nil {
-				r.Fix = computeFix(r.Err, p.project)
+				r.Fix = computeFix(r.Err, p.project, "quota")
 			}
 			g.ProjectRead[p.project] = r
 		}
@@ -170,7 +170,7 @@ func gatherGCP(ctx context.Context, s *Snapshot, src Sources, opts Options, read
 				return err
 			})
 			if g.SubnetRead.Err != nil {
-				g.SubnetRead.Fix = computeFix(g.SubnetRead.Err, project)
+				g.SubnetRead.Fix = computeFix(g.SubnetRead.Err, project, "Private Google Access")
 			}
 		}
 	}
@@ -285,6 +285,7 @@ func (a analysis) quota() {
 			m[key] = x
 		}
 		x.gpus += p.maxNodes * p.gpusPerNode
+		x.fellBack = x.fellBack || d.fellBack
 		x.pools = append(x.pools, p.name)
 		if x.perNode != p.gpusPerNode {
 			x.perNode = 0
@@ -372,7 +373,7 @@ func (a analysis) quotaVerdict(d *quotaDemand) {
 
 // computeFix is what to do when a Compute Engine read was refused: a quota
 // that cannot be read is never taken for zero.
-func computeFix(err error, project string) string {
+func computeFix(err error, project, verdict string) string {
 	code := 0
 	var ae *apierror.APIError
 	var ge *googleapi.Error
@@ -382,7 +383,10 @@ func computeFix(err error, project string) string {
 	case errors.As(err, &ge):
 		code = ge.Code
 	}
-	const noVerdict = "; until then doctor gives no quota verdict (a quota it could not read is not zero)"
+	noVerdict := "; until then doctor gives no " + verdict + " verdict"
+	if verdict == "quota" {
+		noVerdict += " (a quota it could not read is not zero)"
+	}
 	switch code {
 	case http.StatusUnauthorized:
 		return "the Google credentials were refused (an expired or revoked token): renew them (gcloud auth application-default login, " +

@@ -382,6 +382,7 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 	k10, g10, paths := measure(10)
 	c10 := computeReqs
 	k100, g100, _ := measure(100)
+	t.Logf("Compute Engine requests at 10 teams %v, at 100 %v", c10, computeReqs)
 	// Compute Engine: one regions.get per region of the GPU pools, one
 	// projects.get per project, one subnetworks.get per cluster.
 	wantCompute := map[string]int{"compute.regions.get": 1, "compute.projects.get": 1, "compute.subnetworks.get": 1}
