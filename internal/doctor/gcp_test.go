@@ -121,8 +121,8 @@ func TestComputeFix(t *testing.T) {
 		err  error
 		want string
 	}{
-		"401": {&googleapi.Error{Code: 401}, "the Google credentials were refused (an expired or revoked token): renew them"},
-		"403": {&googleapi.Error{Code: 403}, "grant the identity doctor runs as compute.regions.get, compute.projects.get and compute.subnetworks.get on project p"},
+		"401":   {&googleapi.Error{Code: 401}, "the Google credentials were refused (an expired or revoked token): renew them"},
+		"403":   {&googleapi.Error{Code: 403}, "grant the identity doctor runs as compute.regions.get, compute.projects.get and compute.subnetworks.get on project p"},
 		"other": {errors.New("dial tcp: connection refused"), "check the Google credentials and that Compute Engine answers"},
 	} {
 		got := computeFix(c.err, "p", "quota")
