@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -89,20 +90,10 @@ func (s *Snapshot) poolsForQuota(plan *tfplan.Plan) (pools []quotaPool, unknown 
 			byKey[q.key] = q
 		}
 	}
-	for _, k := range slices.Sorted(mapsKeys(byKey)) {
+	for _, k := range slices.Sorted(maps.Keys(byKey)) {
 		pools = append(pools, byKey[k])
 	}
 	return pools, unknown
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func fromModelPool(p *model.Pool) quotaPool {
@@ -327,7 +318,7 @@ func (a analysis) quota() {
 		}
 	}
 	for _, m := range []map[string]*quotaDemand{demands, global} {
-		for _, k := range slices.Sorted(mapsKeys(m)) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			a.quotaVerdict(m[k])
 		}
 	}
