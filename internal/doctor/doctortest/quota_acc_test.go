@@ -46,11 +46,10 @@ func TestAccDoctorGPUQuota(t *testing.T) {
 	t.Run("the plan raises max_nodes past quota", func(t *testing.T) {
 		compute.SetRegionQuota(project, region, "PREEMPTIBLE_NVIDIA_H100_GPUS", 40)
 		defer compute.ResetQuotas()
-		code, out, res := p.until("no finding without the plan", clean)
-		if has(res, "DOC024", "") != nil {
+		if _, out, res := p.until("no finding without the plan", clean); has(res, "DOC024", "") != nil {
 			t.Errorf("without --plan: %s", out)
 		}
-		code, out, res = p.until("the plan's pools over quota", func(_ int, _ string, res jsonResult) bool {
+		code, out, res := p.until("the plan's pools over quota", func(_ int, _ string, res jsonResult) bool {
 			return has(res, "DOC024", "") != nil
 		}, "--plan", costChangePlan)
 		t.Logf("doctor --plan, exit %d:\n%s", code, out)
