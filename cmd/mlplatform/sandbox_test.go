@@ -17,10 +17,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/api/option"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/compute"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/fakegcp"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
@@ -66,6 +68,8 @@ func TestSandboxUpDown(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(providerDir, "terraform-provider-mlplatform"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// the project's GPU quotas in the sandbox's Compute Engine fake
+	t.Setenv(SandboxQuotasEnv, "us-central1/PREEMPTIBLE_NVIDIA_H100_GPUS=16,global/GPUS_ALL_REGIONS=64")
 	var out bytes.Buffer
 	if code := run([]string{"sandbox", "up", "--dir", dir, "--provider-dir", providerDir}, &out, &out); code != 0 {
 		t.Fatalf("sandbox up exited %d:\n%s", code, out.String())
@@ -83,6 +87,34 @@ func TestSandboxUpDown(t *testing.T) {
 		if env[k] == "" {
 			t.Errorf("env file lacks %s: %v", k, env)
 		}
+	}
+	// Doctor's Compute Engine endpoint serves the quotas set above.
+	cc, err := compute.New(context.Background(), option.WithEndpoint("http://"+env["MLPLATFORM_COMPUTE_ENDPOINT"]), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cc.Close() }()
+	got := map[string]float64{}
+	if r, err := cc.Region(context.Background(), env["MLPLATFORM_PROJECT"], "us-central1"); err != nil {
+		t.Error(err)
+	} else {
+		for _, q := range r.GetQuotas() {
+			if q.GetMetric() == "PREEMPTIBLE_NVIDIA_H100_GPUS" {
+				got[q.GetMetric()] = q.GetLimit()
+			}
+		}
+	}
+	if pr, err := cc.Project(context.Background(), env["MLPLATFORM_PROJECT"]); err != nil {
+		t.Error(err)
+	} else {
+		for _, q := range pr.GetQuotas() {
+			if q.GetMetric() == "GPUS_ALL_REGIONS" {
+				got[q.GetMetric()] = q.GetLimit()
+			}
+		}
+	}
+	if diff := cmp.Diff(map[string]float64{"PREEMPTIBLE_NVIDIA_H100_GPUS": 16, "GPUS_ALL_REGIONS": 64}, got); diff != "" {
+		t.Errorf("%s in the sandbox's Compute Engine (-want +got):\n%s", SandboxQuotasEnv, diff)
 	}
 	rc, err := os.ReadFile(env["TF_CLI_CONFIG_FILE"])
 	if err != nil || !strings.Contains(string(rc), `"registry.terraform.io/mlplatform/mlplatform" = "`+providerDir+`"`) {
