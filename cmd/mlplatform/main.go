@@ -37,8 +37,11 @@ const usage = `usage:
                   [--pending-threshold DURATION] [--check-timeout DURATION] [--timeout DURATION]
                   [--idle-threshold DURATION] [--flex-deadline-warning DURATION] [--prices FILE]
                   [--fail-on-idle-usd-per-hour USD] [--multikueue-workers] [--list] [--rbac]
+                  [--plan PLAN_JSON] [--compute-endpoint HOST:PORT]
                                                              check the live platform (exit 6 on findings),
-                                                             idle GPU capacity priced
+                                                             idle GPU capacity priced, GPU quota against
+                                                             the pools (and a saved plan's), the cluster's
+                                                             prerequisites
   mlplatform permissions [--worker | --iam]                  the provider's least privilege: Kubernetes RBAC (of a
                                                              MultiKueue worker), or the IAM permissions by RPC
   mlplatform version

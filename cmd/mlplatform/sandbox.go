@@ -387,6 +387,11 @@ func startSandbox(ctx context.Context, dir string, workers int, stdout io.Writer
 	return m.Manager, m.Envs(), clustersOf(m), m.Stop, nil
 }
 
+// SandboxQuotasEnv sets the sandbox project's GPU quotas in the Compute
+// Engine fake: REGION/METRIC=LIMIT, comma-separated, "global" for the
+// project's own (GPUS_ALL_REGIONS).
+const SandboxQuotasEnv = "MLPLATFORM_SANDBOX_GPU_QUOTAS"
+
 // sandboxServe is the supervisor: start, publish the env file, wait for a
 // signal, stop.
 func sandboxServe(f sandboxFlags, stdout io.Writer) error {
@@ -403,6 +408,15 @@ func sandboxServe(f sandboxFlags, stdout io.Writer) error {
 	env, envs, clusters, stop, err := startSandbox(ctx, dir, f.workers, stdout)
 	if err != nil {
 		return err
+	}
+	// The project's GPU quotas in the Compute Engine fake (doctor's DOC024):
+	// its defaults fit the examples; MLPLATFORM_SANDBOX_GPU_QUOTAS sets
+	// others, e.g. "us-central1/PREEMPTIBLE_NVIDIA_H100_GPUS=16,global/GPUS_ALL_REGIONS=64".
+	if q := os.Getenv(SandboxQuotasEnv); q != "" {
+		if err := env.GCP.Compute.SetQuotas(env.Project, q); err != nil {
+			stop()
+			return fmt.Errorf("%s: %w", SandboxQuotasEnv, err)
+		}
 	}
 	defer func() {
 		fmt.Fprintln(stdout, "stopping the sandbox")
@@ -451,6 +465,7 @@ func writeEnvFile(path string, env *testenv.Env, tfrc string, withWorkers bool) 
 		{"MLPLATFORM_CLUSTER", env.Cluster},
 		{"MLPLATFORM_CONTAINER_ENDPOINT", env.GCP.Addr()},
 		{"MLPLATFORM_IAM_ENDPOINT", env.GCP.Addr()},
+		{"MLPLATFORM_COMPUTE_ENDPOINT", env.GCP.ComputeAddr()}, // doctor's GPU quota and subnetwork reads
 		{"MLPLATFORM_INSECURE_ENDPOINTS", "true"},
 		{"TF_CLI_CONFIG_FILE", tfrc},
 		{"CHECKPOINT_DISABLE", "1"},

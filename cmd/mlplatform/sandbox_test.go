@@ -17,10 +17,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/api/option"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/compute"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/fakegcp"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
@@ -68,6 +70,8 @@ func TestSandboxUpDown(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(providerDir, "terraform-provider-mlplatform"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// the project's GPU quotas in the sandbox's Compute Engine fake
+	t.Setenv(SandboxQuotasEnv, "us-central1/PREEMPTIBLE_NVIDIA_H100_GPUS=16,global/GPUS_ALL_REGIONS=64")
 	// --format json: the document alone on stdout, progress on stderr.
 	var out, progress bytes.Buffer
 	if code := run([]string{"sandbox", "up", "--dir", dir, "--provider-dir", providerDir, "--format", "json"}, &out, &progress); code != 0 {
@@ -91,11 +95,39 @@ func TestSandboxUpDown(t *testing.T) {
 	if !strings.Contains(progress.String(), "sandbox ready") {
 		t.Errorf("up --format json said nothing on stderr: %q", progress.String())
 	}
-	for _, k := range []string{"KUBECONFIG", "MLPLATFORM_CONTAINER_ENDPOINT", "MLPLATFORM_IAM_ENDPOINT", "MLPLATFORM_PROJECT",
+	for _, k := range []string{"KUBECONFIG", "MLPLATFORM_CONTAINER_ENDPOINT", "MLPLATFORM_IAM_ENDPOINT", "MLPLATFORM_COMPUTE_ENDPOINT", "MLPLATFORM_PROJECT",
 		"MLPLATFORM_LOCATION", "MLPLATFORM_CLUSTER", "TF_CLI_CONFIG_FILE", "MLPLATFORM_INSECURE_ENDPOINTS"} {
 		if env[k] == "" {
 			t.Errorf("env file lacks %s: %v", k, env)
 		}
+	}
+	// Doctor's Compute Engine endpoint serves the quotas set above.
+	cc, err := compute.New(context.Background(), option.WithEndpoint("http://"+env["MLPLATFORM_COMPUTE_ENDPOINT"]), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cc.Close() }()
+	got := map[string]float64{}
+	if r, err := cc.Region(context.Background(), env["MLPLATFORM_PROJECT"], "us-central1"); err != nil {
+		t.Error(err)
+	} else {
+		for _, q := range r.GetQuotas() {
+			if q.GetMetric() == "PREEMPTIBLE_NVIDIA_H100_GPUS" {
+				got[q.GetMetric()] = q.GetLimit()
+			}
+		}
+	}
+	if pr, err := cc.Project(context.Background(), env["MLPLATFORM_PROJECT"]); err != nil {
+		t.Error(err)
+	} else {
+		for _, q := range pr.GetQuotas() {
+			if q.GetMetric() == "GPUS_ALL_REGIONS" {
+				got[q.GetMetric()] = q.GetLimit()
+			}
+		}
+	}
+	if diff := cmp.Diff(map[string]float64{"PREEMPTIBLE_NVIDIA_H100_GPUS": 16, "GPUS_ALL_REGIONS": 64}, got); diff != "" {
+		t.Errorf("%s in the sandbox's Compute Engine (-want +got):\n%s", SandboxQuotasEnv, diff)
 	}
 	rc, err := os.ReadFile(env["TF_CLI_CONFIG_FILE"])
 	if err != nil || !strings.Contains(string(rc), `"registry.terraform.io/mlplatform/mlplatform" = "`+providerDir+`"`) {

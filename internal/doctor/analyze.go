@@ -24,6 +24,8 @@ func Analyze(s *Snapshot, opts Options) *Result {
 	a.pools()
 	a.workloads()
 	a.gpus()
+	a.quota()
+	a.prerequisites()
 	a.platform()
 	a.notRun.report(a.f)
 	sortFindings(res.Findings)
@@ -64,6 +66,9 @@ func (n *notRun) report(f findings) {
 		fix := "check the credentials and that the API answers (the error says which); run doctor again"
 		if apierrors.IsForbidden(r.Err) {
 			fix = "grant the identity doctor runs as list on " + r.What + " (the ClusterRole in docs/guides/doctor.md)"
+		}
+		if r.Fix != "" {
+			fix = r.Fix
 		}
 		f.add(CheckNotRun, SeverityError, r.What, msg, fix)
 	}

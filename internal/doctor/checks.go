@@ -47,13 +47,23 @@ var (
 	CheckStoredV1beta1   = Check{"DOC015", "kueue-v1beta1-stored", "no Kueue CRD still lists v1beta1 in status.storedVersions (Kueue " + kueue.FirstUnsupportedVersion + " stops serving it)"}
 )
 
+// Before the first apply (issue 30): the GPU quota against the pools, and
+// the cluster's settings the platform relies on.
+var (
+	CheckGPUQuota              = Check{"DOC024", "gpu-quota", "the project's GPU quota (regional, preemptible for Spot and flex-start, and " + GlobalGPUMetric + ") covers what the GPU pools may scale to, the plan's (--plan) with the cluster's"}
+	CheckWorkloadIdentity      = Check{"DOC025", "workload-identity-pool", "the GKE cluster has a Workload Identity pool"}
+	CheckNetworkPolicyEnforced = Check{"DOC026", "network-policy-enforcement", "the GKE cluster enforces NetworkPolicies (Dataplane V2 or Calico)"}
+	CheckPrivateGoogleAccess   = Check{"DOC027", "private-google-access", "the cluster's subnetwork has Private Google Access when a training network policy reaches Google APIs only privately"}
+	CheckGKEVersion            = Check{"DOC028", "gke-version", "the GKE version runs flex-start and queued provisioning (" + MinFlexStartVersion + " or later) when a pool uses them"}
+)
+
 // Checks lists doctor's own checks, for the docs and `mlplatform doctor
 // --list` (which lists the rules after them).
 var Checks = []Check{
 	CheckNotRun, CheckKueueCRDs, CheckKueueVersion, CheckKueueWebhooks, CheckProvisioningAPI, CheckAdmissionCheck,
 	CheckClusterQueue, CheckLocalQueue, CheckPoolRunning, CheckWorkloadPending, CheckStoredV1beta1, CheckKindUnmanaged,
 	CheckWaitForPodsReady, CheckJobsBypassQuota, CheckMultiKueueWorker, CheckGPUNodesIdle, CheckGPUHolderPod, CheckGPUPoolFloor,
-	CheckFlexDeadline,
+	CheckFlexDeadline, CheckGPUQuota, CheckWorkloadIdentity, CheckNetworkPolicyEnforced, CheckPrivateGoogleAccess, CheckGKEVersion,
 }
 
 // Finding is one thing doctor found wrong: a finding of one of its checks

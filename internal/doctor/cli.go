@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -14,6 +15,7 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/platform"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/rules"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/tfplan"
 )
 
 // Exit codes of `mlplatform doctor`, the same as `mlplatform report`'s for
@@ -53,7 +55,10 @@ Checks the live platform, with the provider's settings (flags, else the same
 environment variables the provider reads): Kueue's CRDs, version and webhooks;
 the ProvisioningRequest API when a provisioning check exists; every AdmissionCheck,
 ClusterQueue, LocalQueue and MultiKueue worker Active; Kueue's configuration
-against the kinds the cluster serves; every GKE node pool RUNNING; workloads
+against the kinds the cluster serves; every GKE node pool RUNNING; the project's
+GPU quota against what the pools (and --plan's) may scale to; the cluster's
+Workload Identity pool, NetworkPolicy enforcement, Private Google Access and
+GKE version; workloads
 waiting longer than --pending-threshold, and why; and every rule of the platform
 that mlplatform report runs on a plan (MLP001...), on what the cluster and GKE
 hold, with NetworkPolicies that widen a team namespace's default deny. One
@@ -63,6 +68,10 @@ request per kind; read-only (--rbac prints the access it needs).
                                      or GOOGLE_CLOUD_PROJECT, MLPLATFORM_LOCATION, MLPLATFORM_CLUSTER)
   --container-endpoint HOST:PORT     GKE API endpoint (MLPLATFORM_CONTAINER_ENDPOINT)
   --insecure-endpoints               plaintext gRPC to a loopback endpoint (MLPLATFORM_INSECURE_ENDPOINTS)
+  --compute-endpoint HOST:PORT       Compute Engine REST endpoint for the GPU quota and subnetwork reads
+                                     (MLPLATFORM_COMPUTE_ENDPOINT; plain HTTP with --insecure-endpoints)
+  --plan PLAN_JSON                   a saved plan (terraform show -json): its GPU pools count against the
+                                     project's GPU quota with the cluster's, before apply
   --kubeconfig PATH, --kube-context  (MLPLATFORM_KUBECONFIG or KUBECONFIG, MLPLATFORM_KUBE_CONTEXT);
                                      without a kubeconfig, the GKE cluster's endpoint with Google credentials
                                      (GOOGLE_OAUTH_ACCESS_TOKEN, else Application Default Credentials)
@@ -128,6 +137,8 @@ func CommandAt(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	list := fs.Bool("list", false, "list the checks")
 	printRBAC := fs.Bool("rbac", false, "print the RBAC doctor needs")
 	workers := fs.Bool("multikueue-workers", false, "ask each MultiKueue worker what the manager may do there")
+	planFile := fs.String("plan", "", "saved plan JSON")
+	computeEndpoint := fs.String("compute-endpoint", "", "Compute Engine endpoint")
 	usageErr := func(err error) int {
 		fmt.Fprintf(stderr, "mlplatform doctor: %v\n\n%s", err, usage)
 		return ExitUsage
@@ -168,6 +179,15 @@ func CommandAt(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if err != nil {
 		return fail(err)
 	}
+	cfg.ComputeEndpoint = cmp.Or(*computeEndpoint, getenv("MLPLATFORM_COMPUTE_ENDPOINT"))
+	var plan *tfplan.Plan
+	if *planFile != "" {
+		p, err := readPlan(*planFile)
+		if err != nil {
+			return fail(err)
+		}
+		plan = &p
+	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	if *pricesFile == "" {
@@ -178,7 +198,7 @@ func CommandAt(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return fail(err)
 	}
 	opts := Options{CheckTimeout: *checkTimeout, PendingThreshold: *threshold, MultiKueueWorkers: *workers, Now: now,
-		IdleThreshold: *idleThreshold, FlexDeadlineWarning: *flexWarning, Prices: prices, IdleUSDPerHour: *idleUSD}
+		IdleThreshold: *idleThreshold, FlexDeadlineWarning: *flexWarning, Prices: prices, IdleUSDPerHour: *idleUSD, Plan: plan}
 	res, err := RunConfig(ctx, cfg, opts)
 	if err != nil {
 		return fail(err)
@@ -191,6 +211,20 @@ func CommandAt(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return ExitFindings
 	}
 	return ExitOK
+}
+
+// readPlan reads a saved plan as terraform show -json writes it.
+func readPlan(file string) (tfplan.Plan, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return tfplan.Plan{}, err
+	}
+	defer func() { _ = f.Close() }() // read-only
+	p, err := tfplan.ReadPlan(f)
+	if err != nil {
+		return p, fmt.Errorf("%s: %w (write it with terraform show -json PLANFILE)", file, err)
+	}
+	return p, nil
 }
 
 // loadPrices is the default price table with the file's cells over it, as
@@ -298,6 +332,17 @@ func RunConfig(ctx context.Context, cfg platform.Config, opts Options) (*Result,
 			return nil, err
 		}
 		src.GKE, src.Cluster = g, cfg.ClusterName()
+		// Compute Engine: Google's, or the one --compute-endpoint names. With
+		// --insecure-endpoints (the local sandbox) and no Compute endpoint,
+		// nothing is read (a note says what did not run): the sandbox's
+		// quotas are its fake's, never Google's.
+		if cfg.ComputeEndpoint != "" || !cfg.InsecureEndpoints {
+			c, err := clients.Compute(ctx)
+			if err != nil {
+				return nil, err
+			}
+			src.Compute = c
+		}
 	}
 	return Run(ctx, src, opts)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/pricing"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/tfplan"
 )
 
 // KueueNamespace is where Kueue's manifests and chart install the manager.
@@ -39,6 +40,9 @@ type Sources struct {
 	// Cluster is the GKE cluster's resource name,
 	// projects/P/locations/L/clusters/C.
 	Cluster string
+	// Compute reads the project's GPU quotas and the cluster's subnetwork
+	// (nil: DOC024 and DOC027's subnetwork read do not run; a note says so).
+	Compute ComputeReader
 }
 
 // Options bound a run.
@@ -73,6 +77,9 @@ type Options struct {
 	// when together it costs more than this, in USD per hour; at or below
 	// it, doctor notes it. 0 (the default): any idle capacity is a finding.
 	IdleUSDPerHour float64
+	// Plan is a saved plan (terraform show -json): its GPU pools count
+	// against the GPU quota with the cluster's (DOC024), before apply.
+	Plan *tfplan.Plan
 }
 
 func (o Options) withDefaults() Options {
@@ -102,6 +109,7 @@ type Read struct {
 	What    string        // what was read, e.g. "ClusterQueues"
 	Err     error         // nil on success
 	Elapsed time.Duration // how long it took
+	Fix     string        // what to do when it failed, when more can be said than the default
 }
 
 func (r Read) ok() bool { return r.Err == nil }
@@ -188,8 +196,13 @@ type Snapshot struct {
 	DisruptionBudgets     []policyv1.PodDisruptionBudget
 	DisruptionBudgetsRead Read
 
-	Pools     []*containerpb.NodePool
-	PoolsRead Read // What is "" when there is no GKE client
+	// GKECluster is the cluster as GKE's GetCluster returns it, its node
+	// pools with it (Pools): one read per cluster.
+	GKECluster *containerpb.Cluster
+	Pools      []*containerpb.NodePool
+	PoolsRead  Read // What is "" when there is no GKE client
+	// GCP is what was read of Compute Engine (quotas, the subnetwork).
+	GCP GCPSnapshot
 }
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
@@ -202,7 +215,7 @@ var ErrUnreachable = errors.New("the Kubernetes API server did not answer")
 var ErrRefused = errors.New("the Kubernetes API server refused every read doctor needs")
 
 // Gather reads the platform: one LIST per kind, one dry-run create, one
-// ListNodePools. It reads no Secret, unless opts.MultiKueueWorkers asks it to
+// GetCluster (and, with a Compute client, gatherGCP's reads). It reads no Secret, unless opts.MultiKueueWorkers asks it to
 // read each MultiKueue worker's kubeconfig Secret and ask the worker
 // (gatherWorkers). Each request is bounded by opts.CheckTimeout, all of them
 // by ctx. A failed read is recorded in the Snapshot (the checks that need
@@ -388,13 +401,16 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 		return err
 	})
 	if src.GKE != nil && src.Cluster != "" {
-		s.PoolsRead = read("GKE node pools of "+src.Cluster, func(ctx context.Context) error {
-			resp, err := src.GKE.CM.ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: src.Cluster})
+		s.PoolsRead = read("GKE cluster "+src.Cluster, func(ctx context.Context) error {
+			// GetCluster, not ListNodePools: the cluster's settings
+			// (DOC025–DOC028) and its node pools in one read.
+			c, err := src.GKE.CM.GetCluster(ctx, &containerpb.GetClusterRequest{Name: src.Cluster})
 			if err == nil {
-				s.Pools = resp.GetNodePools()
+				s.GKECluster, s.Pools = c, c.GetNodePools()
 			}
 			return err
 		})
+		gatherGCP(ctx, s, src, opts, read)
 	}
 	if !s.CRDsRead.ok() && !s.NamespacesRead.ok() && !s.CQRead.ok() && !s.LQRead.ok() {
 		err := s.NamespacesRead.Err

@@ -97,6 +97,18 @@ func (s *Container) fillClusterLocked(project, location string, c *containerpb.C
 	if c.Subnetwork == "" {
 		c.Subnetwork = "default"
 	}
+	// GKE reports the network and subnetwork twice: by name above, and as
+	// resource paths in networkConfig (Cluster.network_config, GKE's
+	// REST reference: projects/v1.locations.clusters#NetworkConfig).
+	if c.NetworkConfig == nil {
+		c.NetworkConfig = &containerpb.NetworkConfig{}
+	}
+	if c.NetworkConfig.Network == "" {
+		c.NetworkConfig.Network = "projects/" + project + "/global/networks/" + c.Network
+	}
+	if c.NetworkConfig.Subnetwork == "" {
+		c.NetworkConfig.Subnetwork = "projects/" + project + "/regions/" + regionOf(location) + "/subnetworks/" + c.Subnetwork
+	}
 	if len(c.Locations) == 0 {
 		if strings.Count(location, "-") == 2 { // zonal cluster: us-central1-c
 			c.Locations = []string{location}
@@ -107,13 +119,15 @@ func (s *Container) fillClusterLocked(project, location string, c *containerpb.C
 }
 
 // AddCluster seeds a RUNNING cluster synchronously (no operation) with a
-// RUNNING 3-node "default-pool". With workloadIdentity the cluster gets the
-// workload pool PROJECT.svc.id.goog. An existing cluster of that name is
-// replaced.
+// RUNNING 3-node "default-pool" and GKE Dataplane V2
+// (networkConfig.datapathProvider ADVANCED_DATAPATH, which enforces
+// NetworkPolicies). With workloadIdentity the cluster gets the workload pool
+// PROJECT.svc.id.goog. An existing cluster of that name is replaced.
 func (s *Container) AddCluster(project, location, name string, workloadIdentity bool) *containerpb.Cluster {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &containerpb.Cluster{Name: name, Status: containerpb.Cluster_RUNNING}
+	c := &containerpb.Cluster{Name: name, Status: containerpb.Cluster_RUNNING,
+		NetworkConfig: &containerpb.NetworkConfig{DatapathProvider: containerpb.DatapathProvider_ADVANCED_DATAPATH}}
 	if workloadIdentity {
 		c.WorkloadIdentityConfig = &containerpb.WorkloadIdentityConfig{WorkloadPool: project + ".svc.id.goog"}
 	}
@@ -270,5 +284,19 @@ func (s *Container) SetClusterEndpoint(project, location, name, endpoint string,
 		c.MasterAuth = &containerpb.MasterAuth{}
 	}
 	c.MasterAuth.ClusterCaCertificate = base64.StdEncoding.EncodeToString(caPEM)
+	return nil
+}
+
+// EditCluster changes an existing cluster in place, as a change made outside
+// the provider would (gcloud, the console): a test turns Workload Identity
+// or network policy enforcement off, or sets an older version, and back.
+func (s *Container) EditCluster(project, location, name string, edit func(c *containerpb.Cluster)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.clusterLocked(clusterKey(project, location, name))
+	if err != nil {
+		return err
+	}
+	edit(c)
 	return nil
 }

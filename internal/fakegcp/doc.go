@@ -3,7 +3,9 @@
 // service accounts and their IAM policies). Both are served over real gRPC on
 // one loopback listener, so the official Go clients
 // (cloud.google.com/go/container/apiv1 and cloud.google.com/go/iam/admin/apiv1)
-// talk to it unchanged via Server.ClientOptions. It is used by tests and by
+// talk to it unchanged via Server.ClientOptions; the Compute Engine REST
+// client (cloud.google.com/go/compute/apiv1) reaches Server.Compute at
+// http://Server.ComputeAddr(). It is used by tests and by
 // the long-running local sandbox, so it does not depend on package testing.
 //
 //	srv := fakegcp.New(fakegcp.WithOpLatency(time.Second))
@@ -43,9 +45,14 @@
 //     RPC that observes the clock after the deadline (clients poll, so this is
 //     invisible to them). The clock is injectable (WithClock).
 //   - Only the RPCs listed in container.go, cluster.go, nodepool*.go and
-//     iam.go exist; the others return UNIMPLEMENTED. No REST, no auth, no
-//     quota, no pagination, no Compute Engine resources behind pools
-//     (instance group URLs are synthetic; sizes are kept in NodePoolSize).
+//     iam.go exist; the others return UNIMPLEMENTED. No auth, no
+//     pagination, no Compute Engine resources behind pools (instance group
+//     URLs are synthetic; sizes are kept in NodePoolSize).
+//   - Compute Engine (compute.go): three REST methods over HTTP on a
+//     listener of their own (ComputeAddr): regions.get and projects.get
+//     with settable GPU quotas, subnetworks.get with settable Private
+//     Google Access, and 401/403 in Compute's error body on demand; the
+//     quotas do not limit what the Container fake creates.
 //   - Error messages other than those named above are plausible, not copied.
 //     Operation types for node pool updates are approximations
 //     (UPDATE_CLUSTER, UPGRADE_NODES for version/image changes).

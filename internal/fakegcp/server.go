@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"net"
+	"net/http"
 	"sync"
 	"time"
 
@@ -49,10 +50,15 @@ type Server struct {
 	Container *Container
 	// IAM is the google.iam.admin.v1.IAM fake.
 	IAM *IAM
+	// Compute is the Compute Engine REST fake (regions.get, projects.get,
+	// subnetworks.get), served over HTTP on a listener of its own.
+	Compute *Compute
 
 	mu       sync.Mutex
 	grpc     *grpc.Server
 	addr     string
+	http     *http.Server
+	httpAddr string
 	stopped  bool
 	requests map[string]int
 	faults   []*fault
@@ -101,7 +107,7 @@ func New(opts ...Option) *Server {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	s := &Server{Container: newContainer(cfg), IAM: newIAM(), requests: map[string]int{}}
+	s := &Server{Container: newContainer(cfg), IAM: newIAM(), Compute: newCompute(), requests: map[string]int{}}
 	s.IAM.PoolExists = s.Container.HasWorkloadPool
 	return s
 }
@@ -118,12 +124,32 @@ func (s *Server) Start(addr string) error {
 	if err != nil {
 		return err
 	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		_ = lis.Close()
+		return err
+	}
+	hlis, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		_ = lis.Close()
+		return err
+	}
 	g := grpc.NewServer(grpc.UnaryInterceptor(s.count))
 	containerpb.RegisterClusterManagerServer(g, s.Container)
 	adminpb.RegisterIAMServer(g, s.IAM)
 	s.grpc, s.addr = g, lis.Addr().String()
+	s.http, s.httpAddr = &http.Server{Handler: s.Compute, ReadHeaderTimeout: 10 * time.Second}, hlis.Addr().String()
 	go func() { _ = g.Serve(lis) }()
+	go func() { _ = s.http.Serve(hlis) }()
 	return nil
+}
+
+// ComputeAddr is the host:port the Compute Engine REST fake listens on
+// ("" before Start), on the gRPC listener's host.
+func (s *Server) ComputeAddr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.httpAddr
 }
 
 // Addr is the host:port actually bound ("" before Start).
@@ -136,12 +162,13 @@ func (s *Server) Addr() string {
 // Stop gracefully stops the server. It is idempotent and safe before Start.
 func (s *Server) Stop() {
 	s.mu.Lock()
-	g := s.grpc
+	g, h := s.grpc, s.http
 	already := s.stopped
 	s.stopped = true
 	s.mu.Unlock()
 	if g != nil && !already {
 		g.GracefulStop()
+		_ = h.Close()
 	}
 }
 

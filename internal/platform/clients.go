@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/compute"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/iam"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
@@ -39,6 +40,10 @@ type Clients struct {
 	iamOnce sync.Once
 	iam     *iam.Client
 	iamErr  error
+
+	computeOnce sync.Once
+	compute     *compute.Client
+	computeErr  error
 
 	workersMu sync.Mutex
 	workers   map[string]*worker // by spec.Worker.String()
@@ -94,6 +99,31 @@ func (c *Clients) IAM(ctx context.Context) (*iam.Client, error) {
 		}
 	})
 	return c.iam, c.iamErr
+}
+
+// Compute returns the Compute Engine REST client (doctor's quota and
+// subnetwork reads). Its endpoint is a URL: ComputeEndpoint with http://
+// when InsecureEndpoints allows a loopback one (the local fake), else
+// https://; Google's by default.
+func (c *Clients) Compute(ctx context.Context) (*compute.Client, error) {
+	c.computeOnce.Do(func() {
+		var opts []option.ClientOption
+		ep := c.Config.ComputeEndpoint
+		switch {
+		case ep != "" && c.Config.InsecureEndpoints && IsLoopback(ep):
+			opts = append(opts, option.WithEndpoint("http://"+ep), option.WithoutAuthentication())
+		case ep != "":
+			opts = append(opts, option.WithEndpoint("https://"+ep))
+		}
+		if c.Config.AccessToken != "" && !(ep != "" && c.Config.InsecureEndpoints && IsLoopback(ep)) {
+			opts = append(opts, option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: c.Config.AccessToken})))
+		}
+		if c.Config.UserAgent != "" {
+			opts = append(opts, option.WithUserAgent(c.Config.UserAgent))
+		}
+		c.compute, c.computeErr = compute.New(context.WithoutCancel(ctx), opts...)
+	})
+	return c.compute, c.computeErr
 }
 
 // Kube returns the Kubernetes clients: from the kubeconfig when one is set,
@@ -244,6 +274,9 @@ func (c *Clients) Close() error {
 	}
 	if c.iam != nil {
 		errs = append(errs, c.iam.Close())
+	}
+	if c.compute != nil {
+		errs = append(errs, c.compute.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -22,7 +22,10 @@ type Config struct {
 
 	ContainerEndpoint string // host:port of the GKE API; "" = Google's
 	IAMEndpoint       string // host:port of the IAM API; "" = Google's
-	InsecureEndpoints bool   // plaintext gRPC, loopback endpoints only
+	// ComputeEndpoint is host:port of Compute Engine's REST API (doctor's
+	// quota reads; the provider does not call Compute); "" = Google's.
+	ComputeEndpoint   string
+	InsecureEndpoints bool // plaintext gRPC, loopback endpoints only
 
 	// Kubeconfig is a path, or a list of paths as in $KUBECONFIG. When empty the
 	// provider talks to the GKE cluster's own endpoint with a Google token.

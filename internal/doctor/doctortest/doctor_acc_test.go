@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/api/option"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -26,6 +27,7 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/yaml"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/compute"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/doctor"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/gke"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
@@ -312,6 +314,12 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 	p.gpuPool(h100Pool, spec.CapacitySpot)
 	const podsPerNode = 10
 	nodes := 0
+	cc, err := compute.New(p.ctx, option.WithEndpoint("http://"+p.env.GCP.ComputeAddr()), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cc.Close() })
+	var computeReqs map[string]int
 	measure := func(teams int) (kubeReqs int64, gkeReqs int, paths []string) {
 		p.teams(0, teams)
 		for i := range teams {
@@ -349,8 +357,9 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &countingTransport{next: rt, c: ct} })
 		kc, g := p.clients(cfg)
 		p.env.GCP.ResetRequests()
+		p.env.GCP.Compute.ResetRequests()
 		start := time.Now()
-		res, err := doctor.Run(p.ctx, doctor.Sources{Kube: kc, GKE: g, Cluster: p.cluster()}, doctor.Options{})
+		res, err := doctor.Run(p.ctx, doctor.Sources{Kube: kc, GKE: g, Cluster: p.cluster(), Compute: cc}, doctor.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,6 +370,7 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 		for _, n := range p.env.GCP.Requests() {
 			gkeReqs += n
 		}
+		computeReqs = p.env.GCP.Compute.Requests()
 		close(ct.lines)
 		for l := range ct.lines {
 			paths = append(paths, l)
@@ -370,7 +380,20 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 		return ct.n.Load(), gkeReqs, paths
 	}
 	k10, g10, paths := measure(10)
+	c10 := computeReqs
 	k100, g100, _ := measure(100)
+	t.Logf("Compute Engine requests at 10 teams %v, at 100 %v", c10, computeReqs)
+	// Compute Engine: one regions.get per region of the GPU pools, one
+	// projects.get per project, one subnetworks.get per cluster.
+	wantCompute := map[string]int{"compute.regions.get": 1, "compute.projects.get": 1, "compute.subnetworks.get": 1}
+	for teams, got := range map[int]map[string]int{10: c10, 100: computeReqs} {
+		if diff := cmp.Diff(wantCompute, got); diff != "" {
+			t.Errorf("%d teams: Compute Engine requests (-want +got):\n%s", teams, diff)
+		}
+	}
+	if n := p.env.GCP.Requests()["/google.container.v1.ClusterManager/GetCluster"]; n != 1 {
+		t.Errorf("%d GetCluster, want 1 (the cluster and its node pools in one read)", n)
+	}
 	t.Logf("requests at 10 teams:\n  %s", strings.Join(paths, "\n  "))
 	if k10 != k100 || g10 != g100 {
 		t.Errorf("requests grow with the platform: %d Kubernetes + %d GKE at 10 teams, %d + %d at 100", k10, g10, k100, g100)
@@ -404,7 +427,7 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 		t.Errorf("%d dry-run webhook probes, want 1", probes)
 	}
 	if k100 != kinds || g100 != 1 {
-		t.Errorf("want %d Kubernetes requests (one per kind) and 1 ListNodePools; got %d and %d", kinds, k100, g100)
+		t.Errorf("want %d Kubernetes requests (one per kind) and 1 GetCluster; got %d and %d", kinds, k100, g100)
 	}
 	// The checks guide says the count; it must say what was measured.
 	guide, err := os.ReadFile(filepath.Join("..", "..", "..", "templates", "guides", "checks.md.tmpl"))
@@ -413,6 +436,9 @@ func TestAccDoctorRequestsBounded(t *testing.T) {
 	}
 	if says := fmt.Sprintf("%d Kubernetes requests and %d GKE request at 10 teams and at\n100 (measured by the doctor acceptance test, which fails when this sentence\nand the count part ways; the same %d with %d GPU nodes and %s pods bound to them)",
 		k100, g100, k100, nodes, thousands(nodes*podsPerNode)); !strings.Contains(string(guide), says) {
+		t.Errorf("templates/guides/checks.md.tmpl does not say what was measured: %q", says)
+	}
+	if says := "3 Compute Engine requests (one regions.get per region of the GPU pools,\none projects.get per project, one subnetworks.get per cluster)"; !strings.Contains(string(guide), says) {
 		t.Errorf("templates/guides/checks.md.tmpl does not say what was measured: %q", says)
 	}
 }

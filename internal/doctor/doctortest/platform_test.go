@@ -222,7 +222,8 @@ func (p *platform) forgetFlavor(name string) {
 // environment), and extra flags.
 func (p *platform) run(extra ...string) (code int, stdout, stderr string, res jsonResult) {
 	args := []string{"--kubeconfig", p.env.Kubeconfig, "--project", p.env.Project, "--location", p.env.Location,
-		"--cluster", p.env.Cluster, "--container-endpoint", p.env.GCP.Addr(), "--insecure-endpoints"}
+		"--cluster", p.env.Cluster, "--container-endpoint", p.env.GCP.Addr(), "--insecure-endpoints",
+		"--compute-endpoint", p.env.GCP.ComputeAddr()}
 	args = append(args, extra...)
 	var out, errOut bytes.Buffer
 	code = doctor.CommandAt(p.ctx, args, &out, &errOut, func(string) string { return "" }, p.clock())
