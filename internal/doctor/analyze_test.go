@@ -175,10 +175,10 @@ func TestAnalyzeHealthy(t *testing.T) {
 	}
 	// The CRDs (one check each of kueueKinds), version, webhooks, provisioning API, AdmissionCheck, CQ, LQ,
 	// MultiKueue worker, 3 pools running, 2 workloads, no CRD storing
-	// v1beta1, JobSets managed, waitForPodsReady on, team jobs held; and each
-	// rule that runs live; per GPU pool (2), no idle node, no holder pod
-	// and no floor (DOC020–DOC022).
-	want := len(kueueKinds) + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + 1 + 3 + 2*3 + rules.CountIn(true)
+	// v1beta1, JobSets managed, waitForPodsReady on, team jobs held, JobSets
+	// served (DOC029); and each rule that runs live; per GPU pool (2), no
+	// idle node, no holder pod and no floor (DOC020–DOC022).
+	want := len(kueueKinds) + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + 2 + 1 + 3 + 1 + 2*3 + rules.CountIn(true)
 	if res.Checks != want {
 		t.Errorf("checks = %d, want %d", res.Checks, want)
 	}
@@ -233,6 +233,11 @@ func TestAnalyzeFindings(t *testing.T) {
 			withConfig(s, kueue.NewestVersion, func(c *spec.KueueConfiguration) { c.Frameworks = []string{"batch/job"} })
 		}, "DOC016", "CRD jobsets.jobset.x-k8s.io", SeverityError, []string{"the cluster serves JobSets (jobsets.jobset.x-k8s.io), but Kueue does not manage them",
 			"lacks jobset.x-k8s.io/jobset", "runs at once without quota", `add "jobset.x-k8s.io/jobset" to frameworks`}},
+		"JobSets managed, not installed": {func(s *Snapshot) {
+			withConfig(s, kueue.NewestVersion, func(c *spec.KueueConfiguration) { c.Frameworks = []string{"batch/job", "jobset.x-k8s.io/jobset"} })
+			s.CRDs = slices.DeleteFunc(s.CRDs, isFrameworkCRD)
+		}, "DOC029", "Kueue configuration", SeverityError, []string{"Kueue manages JobSets (jobset.x-k8s.io/jobset in its integrations.frameworks), but the cluster does not serve them (no established CRD jobsets.jobset.x-k8s.io)",
+			"no JobSet can be submitted", "install JobSet v0.12.0", "oci://registry.k8s.io/jobset/charts/jobset --version 0.12.0", "or, if the platform does not use JobSets, remove jobset.x-k8s.io/jobset from frameworks"}},
 		"waitForPodsReady off by the v0.19 gate": {func(s *Snapshot) {
 			withConfig(s, kueue.NewestVersion, func(c *spec.KueueConfiguration) { c.WaitForPodsReady = spec.WaitForPodsReady{} })
 		}, "DOC017", "Kueue configuration", SeverityWarning, []string{"waitForPodsReady is off, and Kueue admits workloads of several pods (JobSets)",

@@ -64,6 +64,7 @@ var Checks = []Check{
 	CheckClusterQueue, CheckLocalQueue, CheckPoolRunning, CheckWorkloadPending, CheckStoredV1beta1, CheckKindUnmanaged,
 	CheckWaitForPodsReady, CheckJobsBypassQuota, CheckMultiKueueWorker, CheckGPUNodesIdle, CheckGPUHolderPod, CheckGPUPoolFloor,
 	CheckFlexDeadline, CheckGPUQuota, CheckWorkloadIdentity, CheckNetworkPolicyEnforced, CheckPrivateGoogleAccess, CheckGKEVersion,
+	CheckKindNotInstalled,
 }
 
 // Finding is one thing doctor found wrong: a finding of one of its checks

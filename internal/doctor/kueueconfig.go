@@ -21,8 +21,9 @@ var (
 	CheckKindUnmanaged     = Check{"DOC016", "kueue-kind-unmanaged", "every workload kind the cluster serves (JobSet, TrainJob, RayJob, …) is managed by Kueue"}
 	CheckWaitForPodsReady  = Check{"DOC017", "wait-for-pods-ready-off", "waitForPodsReady is on when Kueue admits workloads of several pods (gangs)"}
 	CheckJobsBypassQuota   = Check{"DOC018", "jobs-bypass-quota", "jobs without a queue name in team namespaces are held by Kueue, not run without quota"}
+	CheckKindNotInstalled  = Check{"DOC029", "kueue-kind-not-installed", "every workload kind Kueue manages (JobSet, TrainJob, RayJob, …) is served by the cluster: its controller is installed"}
 	configurationFix       = "set it in data \"mlplatform_kueue_configuration\" and give its helm_values to Kueue's Helm release (or edit ConfigMap " + KueueNamespace + "/" + KueueConfigMap + " and restart Kueue's manager)"
-	configurationChecksIDs = []string{CheckKindUnmanaged.ID, CheckWaitForPodsReady.ID, CheckJobsBypassQuota.ID}
+	configurationChecksIDs = []string{CheckKindUnmanaged.ID, CheckWaitForPodsReady.ID, CheckJobsBypassQuota.ID, CheckKindNotInstalled.ID}
 )
 
 // isFrameworkCRD says whether c is the CRD of a kind a Kueue integration
@@ -41,13 +42,13 @@ func frameworkOf(c apiextv1.CustomResourceDefinition) (spec.KueueFramework, bool
 	return spec.KueueFramework{}, false
 }
 
-// configuration runs DOC016–DOC018 on the configuration in Kueue's
+// configuration runs DOC016–DOC018 and DOC029 on the configuration in Kueue's
 // ConfigMap. Where it cannot be read (no ConfigMap: Kueue installed
 // another way or elsewhere; no RBAC; not Kueue's format) a note says so and
 // no verdict is given.
 func (a analysis) configuration() {
 	s := a.s
-	if !a.needs(s.KueueConfigRead, CheckKindUnmanaged, CheckWaitForPodsReady, CheckJobsBypassQuota) {
+	if !a.needs(s.KueueConfigRead, CheckKindUnmanaged, CheckWaitForPodsReady, CheckJobsBypassQuota, CheckKindNotInstalled) {
 		return
 	}
 	text := s.KueueConfiguration()
@@ -65,6 +66,9 @@ func (a analysis) configuration() {
 	managed := managedFrameworks(cfg)
 	if a.needs(s.CRDsRead, CheckKindUnmanaged) {
 		a.kindsUnmanaged(managed, cfg)
+	}
+	if a.needs(s.CRDsRead, CheckKindNotInstalled) {
+		a.kindsNotInstalled(managed)
 	}
 	if a.needs(s.WorkloadsRead, CheckWaitForPodsReady) {
 		a.waitForPodsReady(cfg, managed)
@@ -105,6 +109,38 @@ func (a analysis) kindsUnmanaged(managed []string, cfg *configapi.Configuration)
 			"(its integrations.frameworks, %s, lacks %s): a %s runs at once without quota, whatever its queue-name label says",
 			f.Kind, c.Name, strings.Join(managed, ", "), f.Name, f.Kind),
 			fmt.Sprintf("add %q to frameworks: %s", f.Name, configurationFix))
+	}
+}
+
+// kindsNotInstalled is DOC029, DOC016's other side: a kind Kueue manages
+// whose CRD the cluster does not serve has no controller installed (JobSet's
+// comes with its CRD), so no job of that kind can be submitted; Kueue
+// itself waits for the API (jobframework/setup.go: "No matching API in the
+// server for job framework, deferring setting up controller").
+func (a analysis) kindsNotInstalled(managed []string) {
+	for _, name := range managed {
+		i := slices.IndexFunc(spec.KueueFrameworks, func(f spec.KueueFramework) bool { return f.Name == name && f.Installed })
+		if i < 0 {
+			continue // a built-in kind (Job, Pod, ...), or one doctor does not know
+		}
+		f := spec.KueueFrameworks[i]
+		crd := f.Resource + "." + f.Group
+		if slices.ContainsFunc(a.s.CRDs, func(c apiextv1.CustomResourceDefinition) bool {
+			return c.Spec.Group == f.Group && c.Spec.Names.Plural == f.Resource && established(c)
+		}) {
+			a.f.pass(1)
+			continue
+		}
+		install := "install " + f.Kind + "'s controller (it brings the CRD)"
+		if f.Kind == "JobSet" {
+			install = "install JobSet " + kueue.JobSetVersion + " (the release Kueue " + kueue.NewestVersion + " is built against): " +
+				"helm install jobset oci://registry.k8s.io/jobset/charts/jobset --version " + strings.TrimPrefix(kueue.JobSetVersion, "v") +
+				" --namespace jobset-system --create-namespace"
+		}
+		a.f.add(CheckKindNotInstalled, SeverityError, "Kueue configuration", fmt.Sprintf("Kueue manages %ss (%s in its integrations.frameworks), "+
+			"but the cluster does not serve them (no established CRD %s): %s is not installed, so no %s can be submitted, "+
+			"and Kueue defers its %s integration until the API appears", f.Kind, f.Name, crd, f.Kind, f.Kind, f.Kind),
+			install+"; or, if the platform does not use "+f.Kind+"s, remove "+f.Name+" from frameworks: "+configurationFix)
 	}
 }
 

@@ -18,6 +18,10 @@ const (
 	// tested with; v0.20 also stops serving v1beta1 (Kueue's v0.16 release
 	// notes announced the end of v1beta1 and the migration script).
 	FirstUnsupportedVersion = "v0.20.0"
+	// JobSetVersion is the JobSet release NewestVersion is built against
+	// (sigs.k8s.io/jobset in its go.mod, which scripts/tools.sh installs
+	// and go.mod carries; TestJobSetVersion keeps them equal).
+	JobSetVersion = "v0.12.0"
 )
 
 // SupportedRange says the range in words, e.g. "Kueue v0.17.0 to v0.19.x".

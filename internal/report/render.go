@@ -318,6 +318,11 @@ func blocks(r Report) []any {
 				break
 			}
 		}
+		if r.poolsGrow() {
+			out = append(out, para{"GPU quota is not in the plan: pools past the project's quota stay short of their max (nodes Pending). " +
+				"`mlplatform doctor --plan PLAN_JSON` compares what the pools may scale to with the regional, preemptible and " +
+				"all-regions GPU quota, and checks the cluster's prerequisites, before apply."})
+		}
 		if len(notes) > 0 {
 			out = append(out, para{"GPU sharing: each MIG slice or time-sharing/MPS share is one " + gpuResource +
 				" on GKE, so these flavors' quota and capacity count slices or shares, not GPUs:"}, bullets{notes})
@@ -470,4 +475,15 @@ func summary(r Report) string {
 // windowDays is the flex-start window as "7-day".
 func windowDays() string {
 	return strconv.FormatFloat(FlexStartWindowHours/24, 'f', -1, 64) + "-day"
+}
+
+// poolsGrow says whether the plan lets a flavor's pools provide more GPUs
+// than before (a pool added or its max raised): what GPU quota may cap.
+func (r Report) poolsGrow() bool {
+	for _, c := range r.Capacity {
+		if c.Provided.After.State == qKnown && c.Provided.Before.OrZero().Less(c.Provided.After) {
+			return true
+		}
+	}
+	return false
 }
