@@ -47,11 +47,9 @@ type MultiKueueRow struct {
 	Manager, Workers model.Qty
 }
 
-// above: the manager admits more than the workers can run.
 // Above: the manager admits more than the workers can run.
 func (r MultiKueueRow) Above() bool { return r.Known() && r.Workers.Less(r.Manager) }
 
-// below: the workers hold quota the manager never admits work for.
 // Below: the workers hold quota the manager never admits work for.
 func (r MultiKueueRow) Below() bool { return r.Known() && r.Manager.Less(r.Workers) }
 
