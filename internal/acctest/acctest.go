@@ -148,6 +148,12 @@ func Env(t testing.TB) *testenv.Env {
 // ProviderConfig is the provider block for the package's environment.
 func ProviderConfig(t testing.TB) string {
 	e := Env(t)
+	return providerBlock(e, e.GCP.Addr(), e.Kubeconfig)
+}
+
+// providerBlock is the provider block for e's cluster, with the GKE/IAM
+// fake at gcpAddr and the given kubeconfig.
+func providerBlock(e *testenv.Env, gcpAddr, kubeconfig string) string {
 	return fmt.Sprintf(`
 provider "mlplatform" {
   project            = %q
@@ -158,7 +164,7 @@ provider "mlplatform" {
   insecure_endpoints = true
   kubeconfig         = %q
 }
-`, e.Project, e.Location, e.Cluster, e.GCP.Addr(), e.GCP.Addr(), e.Kubeconfig)
+`, e.Project, e.Location, e.Cluster, gcpAddr, gcpAddr, kubeconfig)
 }
 
 // Factories serves the provider in-process to terraform-plugin-testing, as

@@ -2,7 +2,6 @@ package acctest
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -167,15 +166,5 @@ func ProviderConfigAs(t testing.TB, user, gcpAddr string) string {
 	if gcpAddr == "" {
 		gcpAddr = e.GCP.Addr()
 	}
-	return fmt.Sprintf(`
-provider "mlplatform" {
-  project            = %q
-  location           = %q
-  cluster            = %q
-  container_endpoint = %q
-  iam_endpoint       = %q
-  insecure_endpoints = true
-  kubeconfig         = %q
-}
-`, e.Project, e.Location, e.Cluster, gcpAddr, gcpAddr, KubeconfigAs(t, e.Kubeconfig, user))
+	return providerBlock(e, gcpAddr, KubeconfigAs(t, e.Kubeconfig, user))
 }

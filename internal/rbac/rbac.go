@@ -4,7 +4,12 @@
 // read-only access is doctor.RBAC. The IAM side is gcpperm.Table.
 package rbac
 
-import _ "embed" // the manifests
+import (
+	_ "embed" // the manifests
+	"slices"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+)
 
 // Provider is a ClusterRole, a Role in kueue-system (the MultiKueue
 // kubeconfig Secrets) and their bindings to a placeholder user.
@@ -18,3 +23,20 @@ var Provider string
 //
 //go:embed worker-rbac.yaml
 var Worker string
+
+// Grants are rules as sorted, distinct "group/resource:verb" grants
+// (resourceNames aside): two rule lists that grant the same compare equal.
+func Grants(rs []rbacv1.PolicyRule) []string {
+	var out []string
+	for _, r := range rs {
+		for _, g := range r.APIGroups {
+			for _, res := range r.Resources {
+				for _, v := range r.Verbs {
+					out = append(out, g+"/"+res+":"+v)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -40,29 +40,13 @@ func rules(t *testing.T, manifest string) []rbacv1.PolicyRule {
 	return out
 }
 
-// grants are the rules as "group/resource:verb" (resourceNames aside).
-func grants(rules []rbacv1.PolicyRule) []string {
-	var out []string
-	for _, r := range rules {
-		for _, g := range r.APIGroups {
-			for _, res := range r.Resources {
-				for _, v := range r.Verbs {
-					out = append(out, g+"/"+res+":"+v)
-				}
-			}
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 // Least privilege, as a reviewer would check it: no wildcard, nothing that
 // lets the identity grant itself more (escalate, bind, impersonate), and
 // Secrets only in kueue-system (a Role, not the ClusterRole).
 func TestNoWildcardsOrEscalation(t *testing.T) {
 	t.Parallel()
 	for name, manifest := range map[string]string{"provider": Provider, "worker": Worker} {
-		for _, g := range grants(rules(t, manifest)) {
+		for _, g := range Grants(rules(t, manifest)) {
 			if strings.Contains(g, "*") || strings.HasSuffix(g, ":escalate") || strings.HasSuffix(g, ":bind") || strings.HasSuffix(g, ":impersonate") {
 				t.Errorf("%s grants %s", name, g)
 			}
@@ -84,9 +68,9 @@ func TestWorkerHoldsWhatItGrants(t *testing.T) {
 	for _, r := range spec.WorkerRBAC(nil) {
 		written = append(written, rbacv1.PolicyRule{APIGroups: r.APIGroups, Resources: r.Resources, Verbs: r.Verbs})
 	}
-	held := grants(rules(t, Worker))
+	held := Grants(rules(t, Worker))
 	var missing []string
-	for _, g := range grants(written) {
+	for _, g := range Grants(written) {
 		if !slices.Contains(held, g) {
 			missing = append(missing, g)
 		}

@@ -15,6 +15,7 @@ import (
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/rbac"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
 
@@ -146,21 +147,8 @@ const WorkerObjectReplaced = "made again by someone (not the one mlplatform crea
 
 func sameRules(a, b []rbacv1.PolicyRule) bool { return slices.Equal(grants(a), grants(b)) }
 
-// grants are rules as sorted group/resource:verb grants.
-func grants(rs []rbacv1.PolicyRule) []string {
-	var out []string
-	for _, r := range rs {
-		for _, g := range r.APIGroups {
-			for _, res := range r.Resources {
-				for _, v := range r.Verbs {
-					out = append(out, g+"/"+res+":"+v)
-				}
-			}
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
+// grants are rules as sorted group/resource:verb grants (rbac.Grants).
+var grants = rbac.Grants
 
 // retire deletes the manager's former access after the new one works: the
 // service account (and its RBAC) of prior when it changed, in the same worker

@@ -260,18 +260,7 @@ func TestFormatsOnEverySavedPlan(t *testing.T) {
 	for _, name := range plans {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			b, err := os.ReadFile(filepath.Join("testdata", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := buildReport(t, b)
-			var js, sarif bytes.Buffer
-			if err := report.Render(&js, r, report.JSON); err != nil {
-				t.Fatal(err)
-			}
-			if err := report.Render(&sarif, r, report.SARIF); err != nil {
-				t.Fatal(err)
-			}
+			r, js, sarif := bothFormats(t, name)
 			for _, d := range []struct {
 				sch *jsonschema.Schema
 				doc []byte
@@ -332,18 +321,7 @@ func TestFormatsOnEverySavedPlan(t *testing.T) {
 // forces it) and in the SARIF (a warning at the pool).
 func TestDestructiveInFormats(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("testdata", "real_partition_replace.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := buildReport(t, b)
-	var js, sarif bytes.Buffer
-	if err := report.Render(&js, r, report.JSON); err != nil {
-		t.Fatal(err)
-	}
-	if err := report.Render(&sarif, r, report.SARIF); err != nil {
-		t.Fatal(err)
-	}
+	_, js, sarif := bothFormats(t, "real_partition_replace.json")
 	var j struct {
 		Destructive []struct {
 			Address, Action string
@@ -370,4 +348,23 @@ func TestDestructiveInFormats(t *testing.T) {
 	if !found {
 		t.Errorf("no DESTROY warning at %s naming gpu.partition_size:\n%s", j.Destructive[0].Address, sarif.String())
 	}
+}
+
+// bothFormats reports on the saved plan testdata/name as JSON and as SARIF
+// (without locations).
+func bothFormats(t *testing.T, name string) (report.Report, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := buildReport(t, b)
+	var js, sarif bytes.Buffer
+	if err := report.Render(&js, r, report.JSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Render(&sarif, r, report.SARIF); err != nil {
+		t.Fatal(err)
+	}
+	return r, &js, &sarif
 }
