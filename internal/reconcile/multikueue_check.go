@@ -69,7 +69,7 @@ func (m MultiKueueChecks) WaitReady(ctx context.Context, ref Ref, desired spec.M
 	var why string
 	for {
 		ready, r, w, err := m.readiness(ctx, ref, desired)
-		if err != nil && ctx.Err() == nil {
+		if err != nil && !deadlineReached(ctx, err) {
 			return err
 		}
 		if err == nil {
@@ -93,7 +93,7 @@ func (m MultiKueueChecks) readiness(ctx context.Context, ref Ref, desired spec.M
 	for _, name := range desired.Clusters {
 		c, err := api.MultiKueueClusters().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			if ctx.Err() == nil && !apierrors.IsNotFound(err) {
+			if !apierrors.IsNotFound(err) {
 				return false, last, "", fmt.Errorf("read MultiKueueCluster %s while waiting for the check: %w", name, err)
 			}
 			problems = append(problems, fmt.Sprintf("worker %s: there is no MultiKueueCluster %s (create it with an mlplatform_multikueue_cluster)", name, name))
