@@ -23,7 +23,9 @@ import (
 //   - DOC017: waitForPodsReady off (v0.19's DisableWaitForPodsReady gate)
 //     while Kueue manages JobSets;
 //   - DOC018: manageJobsWithoutQueueName false, and a
-//     managedJobsNamespaceSelector that misses the team namespaces.
+//     managedJobsNamespaceSelector that misses the team namespaces;
+//   - DOC029: a kind in frameworks (TrainJob) whose CRD the cluster does not
+//     serve: its controller is not installed.
 func TestAccDoctorKueueConfiguration(t *testing.T) {
 	p := newPlatform(t)
 	p.shared()
@@ -93,6 +95,18 @@ func TestAccDoctorKueueConfiguration(t *testing.T) {
 			message: []string{"in team namespace(s) ", nsName(0), nsName(2),
 				"a job without the kueue.x-k8s.io/queue-name label runs at once without quota (manageJobsWithoutQueueName is false)"},
 			fix: "set manage_jobs_without_queue_name = true",
+		},
+		{
+			name: "a managed kind not installed",
+			breakIt: func(c *configapi.Configuration) {
+				c.Integrations.Frameworks = append(c.Integrations.Frameworks, "trainer.kubeflow.org/trainjob")
+			},
+			id:       doctor.CheckKindNotInstalled.ID,
+			severity: doctor.SeverityError,
+			object:   "Kueue configuration",
+			message: []string{"Kueue manages TrainJobs (trainer.kubeflow.org/trainjob in its integrations.frameworks), " +
+				"but the cluster does not serve them (no established CRD trainjobs.trainer.kubeflow.org): TrainJob is not installed"},
+			fix: "install TrainJob's controller (it brings the CRD); or, if the platform does not use TrainJobs, remove trainer.kubeflow.org/trainjob from frameworks",
 		},
 		{
 			name: "team namespaces not selected",
