@@ -189,11 +189,13 @@ func subnetOf(c *containerpb.Cluster, clusterName string) (project, region, name
 // (https://cloud.google.com/compute/resource-usage#gpu_quota) and the
 // Quota.metric enum of cloud.google.com/go/compute v1.75.0 (computepb),
 // which lists NVIDIA_{A100,A100_80GB,L4,T4,V100,P100,P4,K80}_GPUS and their
-// PREEMPTIBLE_ twins, and PREEMPTIBLE_NVIDIA_H100_GPUS. UNVERIFIED (not in
-// the enum; the name follows the table's pattern): NVIDIA_H100_GPUS,
+// PREEMPTIBLE_ twins, and PREEMPTIBLE_NVIDIA_H100_GPUS. Not verified
+// against Google's documents here (not in the enum): NVIDIA_H100_GPUS,
 // NVIDIA_H100_MEGA_GPUS, NVIDIA_H200_GPUS, NVIDIA_B200_GPUS,
-// NVIDIA_GB200_GPUS. A region that lists no such metric gets a note, never
-// a verdict.
+// NVIDIA_GB200_GPUS; the names follow the table's pattern and are the ones
+// independent public gcloud scripts query (regions describe, 2026-12-02),
+// which corroborates but is no authority. A region that lists no such metric
+// gets a note, never a verdict.
 type Accelerator struct {
 	Metric string
 	Short  string
