@@ -231,7 +231,7 @@ func Gather(ctx context.Context, src Sources, opts Options) (*Snapshot, error) {
 		start := time.Now()
 		err := f(rctx)
 		r := Read{What: what, Err: err, Elapsed: time.Since(start)}
-		if err != nil && rctx.Err() != nil && ctx.Err() == nil {
+		if kube.DeadlineReached(rctx, err) && ctx.Err() == nil {
 			r.Err = &TimeoutError{What: what, After: opts.CheckTimeout, Err: err}
 		}
 		return r

@@ -17,6 +17,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/kueueconfig"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -79,7 +80,7 @@ func gatherWorkers(ctx context.Context, s *Snapshot, src Sources, timeout time.D
 			wctx, cancel := context.WithTimeout(ctx, timeout)
 			wa.Denied, wa.DeniedKinds, wa.Err = askWorker(wctx, src, name, frameworks)
 			cancel()
-			if wa.Err != nil && wctx.Err() != nil && ctx.Err() == nil {
+			if kube.DeadlineReached(wctx, wa.Err) && ctx.Err() == nil {
 				wa.Err = fmt.Errorf("no answer within %s (%w)", timeout, wa.Err)
 			}
 		}

@@ -69,7 +69,7 @@ func (m MultiKueueChecks) WaitReady(ctx context.Context, ref Ref, desired spec.M
 	var why string
 	for {
 		ready, r, w, err := m.readiness(ctx, ref, desired)
-		if err != nil && !deadlineReached(ctx, err) {
+		if err != nil && !kube.DeadlineReached(ctx, err) {
 			return err
 		}
 		if err == nil {

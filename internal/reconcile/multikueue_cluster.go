@@ -287,7 +287,7 @@ func (m MultiKueueClusters) WaitReady(ctx context.Context, ref Ref, _ spec.Multi
 		switch {
 		case apierrors.IsNotFound(err):
 			last = Readiness{Reason: "Deleted", Message: "the MultiKueueCluster was deleted while waiting for it"}
-		case err != nil && !deadlineReached(ctx, err):
+		case err != nil && !kube.DeadlineReached(ctx, err):
 			return fmt.Errorf("read MultiKueueCluster %s while waiting for it to become active: %w", ref.Name, err)
 		case err == nil:
 			last = ConditionReadiness(mkc.Status.Conditions, kueuev1beta2.MultiKueueClusterActive)

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/kube"
 )
 
 // Readiness is what a controller reports about an object: whether it is
@@ -50,23 +51,6 @@ func (e *NotReadyError) Error() string {
 
 func (e *NotReadyError) Unwrap() error { return ErrNotReady }
 
-// deadlineReached says whether a read made while waiting failed because
-// the wait's deadline came: ctx is done, the error wraps ctx's error, or
-// client-go's rate limiter refused to wait past the deadline. The last comes
-// a moment before the deadline, while ctx.Err() is still nil, and wraps
-// nothing: golang.org/x/time/rate's Limiter.Wait returns "rate: Wait(n=1)
-// would exceed context deadline", which client-go's rest.Request wraps as
-// "client rate limiter Wait returned an error". Such a read ends the wait
-// as the deadline does (the object's last readiness is the answer); it is
-// not a failure to report.
-func deadlineReached(ctx context.Context, err error) bool {
-	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return true
-	}
-	_, bounded := ctx.Deadline()
-	return bounded && strings.Contains(err.Error(), "would exceed context deadline")
-}
-
 // WaitReady polls the object until o.Ready says so, or ctx ends. A kind
 // without Ready, or a spec that does not await readiness (o.Awaits), returns
 // at once.
@@ -89,7 +73,7 @@ func (o Object[S, O, AC]) WaitReady(ctx context.Context, ref Ref, desired S) err
 		switch {
 		case apierrors.IsNotFound(err):
 			last = Readiness{Reason: "Deleted", Message: "the object was deleted while waiting for it"}
-		case err != nil && !deadlineReached(ctx, err):
+		case err != nil && !kube.DeadlineReached(ctx, err):
 			return fmt.Errorf("read %s %s while waiting for it to become ready: %w", o.Kind, ref, err)
 		case err == nil:
 			if last = o.Ready(obj); last.Ready {
