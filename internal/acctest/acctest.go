@@ -154,17 +154,26 @@ func ProviderConfig(t testing.TB) string {
 // providerBlock is the provider block for e's cluster, with the GKE/IAM
 // fake at gcpAddr and the given kubeconfig.
 func providerBlock(e *testenv.Env, gcpAddr, kubeconfig string) string {
-	return fmt.Sprintf(`
-provider "mlplatform" {
-  project            = %q
+	return "\n" + ProviderBlock(e, gcpAddr, kubeconfig, "", "")
+}
+
+// ProviderBlock is the provider block that reaches e's cluster with
+// kubeconfig and the GKE/IAM fake at gcpAddr; alias ("" for none) names
+// it, and extra (whole attribute lines) is written at its end.
+func ProviderBlock(e *testenv.Env, gcpAddr, kubeconfig, alias, extra string) string {
+	if alias != "" {
+		alias = fmt.Sprintf("  alias = %q\n", alias)
+	}
+	return fmt.Sprintf(`provider "mlplatform" {
+%s  project            = %q
   location           = %q
   cluster            = %q
   container_endpoint = %q
   iam_endpoint       = %q
   insecure_endpoints = true
   kubeconfig         = %q
-}
-`, e.Project, e.Location, e.Cluster, gcpAddr, gcpAddr, kubeconfig)
+%s}
+`, alias, e.Project, e.Location, e.Cluster, gcpAddr, gcpAddr, kubeconfig, extra)
 }
 
 // Factories serves the provider in-process to terraform-plugin-testing, as

@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -12,51 +11,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/yaml"
+
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/rbac"
 )
 
-// RBAC is an RBAC manifest (ClusterRoles, Roles and their bindings) as
-// typed objects, to apply as a given user with ApplyAs.
-type RBAC struct {
-	ClusterRoles        []rbacv1.ClusterRole
-	Roles               []rbacv1.Role
-	ClusterRoleBindings []rbacv1.ClusterRoleBinding
-	RoleBindings        []rbacv1.RoleBinding
-}
+// RBAC is an RBAC manifest (rbac.Parse), to apply as a given user with
+// ApplyAs.
+type RBAC struct{ rbac.Manifest }
 
-// ParseRBAC reads a manifest of YAML documents separated by "---" lines;
-// any other kind, or an unknown field, fails the test.
+// ParseRBAC reads a manifest (rbac.Parse); an error fails the test.
 func ParseRBAC(t testing.TB, manifest string) RBAC {
 	t.Helper()
-	var r RBAC
-	for _, doc := range strings.Split(manifest, "\n---\n") {
-		var meta metav1.TypeMeta
-		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
-			t.Fatal(err)
-		}
-		switch meta.Kind {
-		case "ClusterRole":
-			r.ClusterRoles = append(r.ClusterRoles, strict[rbacv1.ClusterRole](t, doc))
-		case "Role":
-			r.Roles = append(r.Roles, strict[rbacv1.Role](t, doc))
-		case "ClusterRoleBinding":
-			r.ClusterRoleBindings = append(r.ClusterRoleBindings, strict[rbacv1.ClusterRoleBinding](t, doc))
-		case "RoleBinding":
-			r.RoleBindings = append(r.RoleBindings, strict[rbacv1.RoleBinding](t, doc))
-		default:
-			t.Fatalf("unexpected kind %q in the RBAC manifest", meta.Kind)
-		}
+	m, err := rbac.Parse(manifest)
+	if err != nil {
+		t.Fatalf("the RBAC manifest: %v", err)
 	}
-	return r
-}
-
-func strict[O any](t testing.TB, doc string) O {
-	t.Helper()
-	var o O
-	if err := yaml.UnmarshalStrict([]byte(doc), &o); err != nil {
-		t.Fatal(err)
-	}
-	return o
+	return RBAC{m}
 }
 
 // WithoutVerb is r with verb taken from every rule of its ClusterRoles and

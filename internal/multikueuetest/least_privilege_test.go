@@ -11,22 +11,24 @@ import (
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/acctest"
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/rbac"
+	"github.com/mlplatform/terraform-provider-mlplatform/internal/testenv"
 )
 
 // lpProviders is the manager's provider block with a kubeconfig that acts
 // as user (bound there to the RBAC the provider documents).
 func lpProviders(t *testing.T, user string) string {
 	e := envs(t).Manager
-	return fmt.Sprintf(`provider "mlplatform" {
-  project            = %q
-  location           = %q
-  cluster            = %q
-  container_endpoint = %q
-  iam_endpoint       = %q
-  insecure_endpoints = true
-  kubeconfig         = %q
+	return acctest.ProviderBlock(e, e.GCP.Addr(), acctest.KubeconfigAs(t, e.Kubeconfig, user), "", "")
 }
-`, e.Project, e.Location, e.Cluster, e.GCP.Addr(), e.GCP.Addr(), acctest.KubeconfigAs(t, e.Kubeconfig, user))
+
+// bindLP binds user to the documented provider RBAC in the manager and to
+// worker in worker-2.
+func bindLP(t *testing.T, m *testenv.Multi, user string, worker acctest.RBAC) {
+	t.Helper()
+	mgr, _ := clients(t, m.Manager)
+	acctest.ParseRBAC(t, rbac.Provider).ApplyAs(context.Background(), t, mgr, user)
+	wcore, _ := clients(t, m.Workers[1])
+	worker.ApplyAs(context.Background(), t, wcore, user)
 }
 
 // lpWorker is a worker by a kubeconfig that acts as user in it, and the
@@ -55,12 +57,8 @@ resource "mlplatform_multikueue_check" "c" {
 // written works.
 func TestAccMultiKueueLeastPrivilege(t *testing.T) {
 	m := envs(t)
-	ctx := context.Background()
 	const user = "acc-lp-provider"
-	mgr, _ := clients(t, m.Manager)
-	acctest.ParseRBAC(t, rbac.Provider).ApplyAs(ctx, t, mgr, user)
-	wcore, _ := clients(t, m.Workers[1])
-	acctest.ParseRBAC(t, rbac.Worker).ApplyAs(ctx, t, wcore, user)
+	bindLP(t, m, user, acctest.ParseRBAC(t, rbac.Worker))
 	worker := acctest.KubeconfigAs(t, m.Workers[1].Kubeconfig, user)
 	provider := lpProviders(t, user)
 	const w, c = "mlplatform_multikueue_cluster.w", "mlplatform_multikueue_check.c"
@@ -86,12 +84,8 @@ func TestAccMultiKueueLeastPrivilege(t *testing.T) {
 // permission and the worker's manifest.
 func TestAccMultiKueueLeastPrivilegeMissingRule(t *testing.T) {
 	m := envs(t)
-	ctx := context.Background()
 	const user = "acc-lp-no-role-create"
-	mgr, _ := clients(t, m.Manager)
-	acctest.ParseRBAC(t, rbac.Provider).ApplyAs(ctx, t, mgr, user)
-	wcore, _ := clients(t, m.Workers[1])
-	acctest.ParseRBAC(t, rbac.Worker).WithoutVerb("rbac.authorization.k8s.io", "clusterroles", "create").ApplyAs(ctx, t, wcore, user)
+	bindLP(t, m, user, acctest.ParseRBAC(t, rbac.Worker).WithoutVerb("rbac.authorization.k8s.io", "clusterroles", "create"))
 	cfg := lpProviders(t, user) + fmt.Sprintf(`
 resource "mlplatform_multikueue_cluster" "w" {
   name                   = "acc-lp-no-role"

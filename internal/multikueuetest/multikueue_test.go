@@ -57,18 +57,9 @@ func providers(m *testenv.Multi, extra string, aliases bool) string {
 	for i, e := range envs {
 		alias := ""
 		if i > 0 {
-			alias = fmt.Sprintf("  alias = \"worker%d\"\n", i)
+			alias = fmt.Sprintf("worker%d", i)
 		}
-		fmt.Fprintf(&b, `provider "mlplatform" {
-%s  project            = %q
-  location           = %q
-  cluster            = %q
-  container_endpoint = %q
-  iam_endpoint       = %q
-  insecure_endpoints = true
-  kubeconfig         = %q
-%s}
-`, alias, e.Project, e.Location, e.Cluster, m.Manager.GCP.Addr(), m.Manager.GCP.Addr(), e.Kubeconfig, extra)
+		b.WriteString(acctest.ProviderBlock(e, m.Manager.GCP.Addr(), e.Kubeconfig, alias, extra))
 	}
 	return b.String()
 }

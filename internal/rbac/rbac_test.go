@@ -7,8 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/mlplatform/terraform-provider-mlplatform/internal/spec"
 )
@@ -16,28 +14,11 @@ import (
 // rules are the ClusterRole's and Role's rules of a manifest.
 func rules(t *testing.T, manifest string) []rbacv1.PolicyRule {
 	t.Helper()
-	var out []rbacv1.PolicyRule
-	for _, doc := range strings.Split(manifest, "\n---\n") {
-		var meta metav1.TypeMeta
-		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
-			t.Fatal(err)
-		}
-		switch meta.Kind {
-		case "ClusterRole":
-			var r rbacv1.ClusterRole
-			if err := yaml.UnmarshalStrict([]byte(doc), &r); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, r.Rules...)
-		case "Role":
-			var r rbacv1.Role
-			if err := yaml.UnmarshalStrict([]byte(doc), &r); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, r.Rules...)
-		}
+	m, err := Parse(manifest)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return m.Rules()
 }
 
 // Least privilege, as a reviewer would check it: no wildcard, nothing that
@@ -77,5 +58,32 @@ func TestWorkerHoldsWhatItGrants(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string(nil), missing); diff != "" {
 		t.Errorf("worker-rbac.yaml lacks what the provider grants the manager in a worker (-want +got):\n%s", diff)
+	}
+}
+
+// Parse is strict: a manifest with a kind it does not hold, or a field an
+// RBAC object lacks (a typo a lenient reader would drop, granting less than
+// it says), is an error naming the document.
+func TestParseIsStrict(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		text string
+		want string // in the error; "" for none
+	}{
+		"the provider's manifest": {Provider, ""},
+		"the worker's manifest":   {Worker, ""},
+		"another kind":            {"apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n", `document 1: unexpected kind "Secret"`},
+		"an unknown field": {"apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\n---\n" +
+			"apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r}\nrules:\n  - apiGroups: [\"\"]\n    resource: [pods]\n    verbs: [get]\n",
+			`document 2: error unmarshaling JSON: while decoding JSON: json: unknown field "resource"`},
+	} {
+		_, err := Parse(tc.text)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: Parse error %q, want one holding %q", name, got, tc.want)
+		}
 	}
 }
